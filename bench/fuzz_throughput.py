@@ -1,0 +1,74 @@
+"""Fuzz campaign throughput: commands generated per second, executed per second, and what one
+oracle run costs (clean run, run that dirties the world, world rebuild).
+
+    python bench/fuzz_throughput.py [SECONDS] [JOBS] [CONFIG]
+
+Uses the real gate (``shellgate.check.Gate``); the default policy unless CONFIG is given
+(e.g. fuzz/policies/sort_find.toml). Prints medians and rates; not a test.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from shellgate.fuzz import campaign, fixture  # noqa: E402
+from shellgate.fuzz.generators import Generator, SeededRng  # noqa: E402
+from shellgate.fuzz.oracle import Oracle, OracleUnavailable  # noqa: E402
+
+
+def median_ms(fn, n: int) -> float:
+    xs = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        xs.append((time.perf_counter() - t) * 1000)
+    return statistics.median(xs)
+
+
+def main() -> int:
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
+    jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    config = sys.argv[3] if len(sys.argv) > 3 else None
+    try:
+        oracle = Oracle(timeout=3)
+    except OracleUnavailable as exc:
+        print(f"oracle unavailable: {exc}")
+        return 2
+    with oracle:
+        print(f"oracle: {oracle.describe()}")
+        print(f"  clean run (ls -la)        median {median_ms(lambda: oracle.run('ls -la'), 30):7.1f} ms")
+        print(f"  dirtying run (touch x)    median {median_ms(lambda: oracle.run('touch x'), 30):7.1f} ms")
+        print(f"  world rebuild (copytree)  median "
+              f"{median_ms(lambda: fixture.copy_world(oracle.template, oracle.live), 30):7.1f} ms")
+    t = time.perf_counter()
+    material = campaign.build_material(config)
+    print(f"material: {time.perf_counter() - t:.2f} s ({len(material.programs)} program prefixes, "
+          f"{sum(len(u.flags) for u in material.universes.values())} flags; cached after the first run)")
+    gen = Generator(material, SeededRng(0))
+    t = time.perf_counter()
+    n = sum(1 for _ in range(20000) if gen.command())
+    print(f"generation alone: {n / (time.perf_counter() - t):,.0f} commands/s (one core)")
+    r = campaign.run(seconds, seed=0, jobs=jobs, config=config, material=material)
+    if r.fatal:
+        print("\n".join(r.fatal))
+        return 2
+    s, secs = r.stats, r.seconds
+    print(f"campaign: {secs:.1f} s, {jobs} job(s), policy {config or '(default)'}")
+    print(f"  generated {s.generated:8d}   {s.generated / secs:8.1f} commands/s")
+    print(f"  allowed   {s.allowed:8d}   {100 * s.allowed / max(s.generated, 1):7.1f} %")
+    print(f"  executed  {s.executed:8d}   {s.executed / secs:8.1f} commands/s "
+          f"(+{s.minimize_runs} minimization runs)")
+    print(f"  per command: generate+check {1000 * s.gen_seconds / max(s.generated, 1):.2f} ms, "
+          f"execute {1000 * s.exec_seconds / max(s.executed, 1):.1f} ms")
+    print(f"  findings  {len(r.findings)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""Tool -> capability: the harness's half of "the kernel knows capabilities, never tools".
+
+Five buckets (the write-up's table, SPEC §5)::
+
+    read / glob / grep / ls            -> read
+    write / edit / multi_edit / …      -> write
+    bash                               -> exec, or read when read-only (key "exec:readonly:…"),
+                                          or the finer write / network capability of the bash core
+    web_fetch / web_search             -> read  (GET only, no local side effect)
+    skill / ask_user / task_* / …      -> internal
+    anything else                      -> unknown (asked like exec)
+
+Tool names are compared in snake case, so Claude Code's ``WebFetch`` / ``ExitPlanMode`` and
+our ``web_fetch`` / ``exit_plan_mode`` are the same tool. A tool object may override the
+capability, key and summary with ``permission_metadata()`` (see ``adapter.extract_metadata``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..bash.facts import Context, Effect, PathOp
+from ..permission import Capability, Metadata, PathAccess, Request
+
+READ, WRITE, INTERNAL = Capability.READ, Capability.WRITE, Capability.INTERNAL
+
+TOOLS: dict[str, Capability] = {
+    "read": READ, "glob": READ, "grep": READ, "ls": READ, "notebook_read": READ,
+    "web_fetch": READ, "web_search": READ,
+    "write": WRITE, "edit": WRITE, "multi_edit": WRITE, "notebook_edit": WRITE,
+    "skill": INTERNAL, "ask_user": INTERNAL, "ask_user_question": INTERNAL, "subagent": INTERNAL,
+    "task": INTERNAL, "agent": INTERNAL, "todo_write": INTERNAL, "todo_read": INTERNAL,
+    "exit_plan_mode": INTERNAL, "enter_plan_mode": INTERNAL, "tool_search": INTERNAL,
+}
+INTERNAL_PREFIXES = ("task_",)
+BASH_TOOLS = frozenset({"bash", "shell"})
+PATH_ARGS = ("file_path", "path", "notebook_path")
+PATH_TOOLS: dict[str, PathOp] = {
+    "read": PathOp.READ, "notebook_read": PathOp.READ, "glob": PathOp.READ, "grep": PathOp.READ,
+    "ls": PathOp.READ, "write": PathOp.WRITE, "edit": PathOp.WRITE, "multi_edit": PathOp.WRITE,
+    "notebook_edit": PathOp.WRITE,
+}
+# Tools whose missing path means "the cwd" (they search); the others need a path.
+SEARCH_TOOLS = frozenset({"glob", "grep", "ls"})
+EFFECT_CAPABILITY = {Effect.READ: Capability.READ, Effect.WRITE: Capability.WRITE,
+                     Effect.NETWORK: Capability.NETWORK, Effect.EXEC: Capability.EXEC}
+_NOT_FILES = re.compile(r"/dev/(null|stdout|stderr|stdin|tty|fd/\d+)")
+_FILE_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+
+
+def tool_name(name: str) -> str:
+    """``WebFetch`` -> ``web_fetch``; ``LS`` -> ``ls``; ``exit-plan-mode`` -> ``exit_plan_mode``."""
+    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
+    return re.sub(r"[\s-]+", "_", s).lower()
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    metadata: Metadata
+    analysis: Any = None          # shellgate.bash.analysis.Analysis for bash calls
+    context: Context | None = None
+
+
+def file_paths(name: str, args: Any) -> tuple[PathAccess, ...]:
+    """The paths a file tool touches (``file_path`` / ``path`` / ``notebook_path``)."""
+    op = PATH_TOOLS.get(name)
+    if op is None or not hasattr(args, "get"):
+        return ()
+    found = [str(args[k]) for k in PATH_ARGS if isinstance(args.get(k), str) and args.get(k)]
+    if not found and name in SEARCH_TOOLS:
+        found = ["."]
+    return tuple(PathAccess(p, op) for p in found)
+
+
+def classify(req: Request, *, workspace: str, cwd: str, home: str) -> Classified:
+    """Default classification of ``req``, then the tool's own hints (``req.metadata``) on top."""
+    name = tool_name(req.tool_name)
+    args = req.args if hasattr(req.args, "get") else {}
+    if name in BASH_TOOLS:
+        command = args.get("command")
+        got = classify_bash(command if isinstance(command, str) else "", Context.here(
+            cwd=cwd, workspace=workspace, home=home))
+    else:
+        got = Classified(_classify_tool(name, args, cwd, home))
+    hints = req.metadata
+    meta = got.metadata
+    if hints.capability is not None or hints.key or hints.summary:
+        meta = replace(meta, capability=hints.capability or meta.capability,
+                       key=hints.key or meta.key, summary=hints.summary or meta.summary)
+    return Classified(meta, got.analysis, got.context)
+
+
+def _classify_tool(name: str, args: Any, cwd: str, home: str) -> Metadata:
+    cap = TOOLS.get(name)
+    if cap is None:
+        cap = INTERNAL if name.startswith(INTERNAL_PREFIXES) else Capability.UNKNOWN
+    paths = file_paths(name, args)
+    hosts: tuple[str, ...] = ()
+    key = name
+    summary = name
+    if paths:
+        shown = paths[0].path
+        raw = home + shown[1:] if shown == "~" or shown.startswith("~/") else shown
+        absolute = os.path.normpath(os.path.join(cwd, raw))
+        key = f"{name}:{absolute}"
+        summary = f"{name} {shown}"
+    elif name in PATH_TOOLS:
+        summary = f"{name} (no path given)"
+    url = args.get("url") if hasattr(args, "get") else None
+    if isinstance(url, str) and url:
+        host = (urlsplit(url).hostname or "").lower()
+        hosts = (host,) if host else ()
+        key = f"{name}:{host}" if host else key
+        summary = f"{name} {_short(url, 120)}"
+    query = args.get("query") if hasattr(args, "get") else None
+    if isinstance(query, str) and not paths and not hosts:
+        summary = f"{name}: {_short(query, 120)}"
+    return Metadata(capability=cap, key=key, summary=summary, paths=paths,
+                    paths_complete=bool(paths), hosts=hosts,
+                    # a file tool without its path is not understood: never remember it
+                    persistable=bool(paths) or name not in PATH_TOOLS)
+
+
+# -- bash -----------------------------------------------------------------------------------
+
+def _write_targets(script: Any) -> list[PathAccess]:
+    out = []
+    for c in script.commands:
+        for r in c.redirects:
+            if r.op not in _FILE_WRITE_OPS and r.op != ">&":
+                continue
+            t = r.target
+            if t is None or not t.static or (r.op == ">&" and re.fullmatch(r"\d+-?|-", t.text)):
+                continue
+            if not _NOT_FILES.fullmatch(t.text):
+                out.append(PathAccess(t.text, PathOp.WRITE))
+    return out
+
+
+def _inside(span: Any, outer: Any) -> bool:
+    return span is not None and outer is not None and outer[0] <= span[0] and span[1] <= outer[1]
+
+
+def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
+    """Indices of the sub-commands that are read-only on their own, so that an allow rule
+    for the rest suffices (``npm test | grep x`` with ``Bash(npm test *)``).
+
+    Each command is judged by the bash core's per-command check in the context of the whole
+    script (the directories ``cd`` may lead to included). Fail closed: nothing for an
+    unparsed script or a sensitive hit without a span; a command whose text holds a
+    sensitive hit is never credited.
+    """
+    script = analysis.script
+    cmds = script.commands
+    if not script.ok or not cmds:
+        return frozenset()
+    if analysis.readonly:
+        return frozenset(range(len(cmds)))
+    if len(cmds) == 1 or any(h.span is None for h in analysis.sensitive):
+        return frozenset()
+    try:
+        from ..bash import readonly
+        from ..bash.commands.spec import Call
+        from ..bash.ir import Via
+
+        cwds = readonly.candidate_cwds(script, ctx)
+        out = set()
+        for i, c in enumerate(cmds):
+            if any(_inside(h.span, c.span) for h in analysis.sensitive):
+                continue
+            call = Call(c, i, script, ctx, cwds, wild_tail=bool(c.via) and c.via[-1] is Via.XARGS)
+            if not readonly.check_command(call):
+                out.add(i)
+        return frozenset(out)
+    except Exception:  # the bash core's internals moved: credit nothing
+        return frozenset()
+
+
+def classify_bash(command: str, ctx: Context) -> Classified:
+    """Analyse a bash command: capability from the bash core's effect, never READ when the
+    command is not understood, sensitive paths and redirect targets as paths."""
+    summary = f"bash: {_short(command)}"
+    try:
+        from ..bash.analysis import analyse
+
+        analysis = analyse(command, ctx)
+    except Exception as exc:  # the bash core missing or broken: ask, never allow by itself
+        reason = f"bash analysis unavailable: {type(exc).__name__}: {exc}"
+        return Classified(Metadata(Capability.EXEC, f"exec:{command}", summary, command=command,
+                                   reasons=(reason,), persistable=False), None, ctx)
+    script = analysis.script
+    cap = EFFECT_CAPABILITY.get(analysis.effect, Capability.EXEC)
+    if not script.ok or (cap is Capability.READ and (not analysis.readonly or analysis.sensitive)):
+        cap = Capability.EXEC
+    key = f"exec:readonly:{command}" if cap is Capability.READ else f"{cap}:{command}"
+    paths = _write_targets(script) if script.ok else []
+    paths += [PathAccess(h.path, h.op) for h in analysis.sensitive
+              if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
+    reasons = tuple(r.message for r in analysis.reasons)
+    if script.error is not None and not reasons:
+        reasons = (f"cannot parse: {script.error.reason}",)
+    meta = Metadata(
+        capability=cap, key=key, summary=summary, command=command, script=script,
+        readonly_commands=readonly_commands(analysis, ctx), paths=tuple(dict.fromkeys(paths)),
+        warnings=tuple(dict.fromkeys(w.message for w in analysis.warnings)), reasons=reasons,
+        sensitive=tuple(dict.fromkeys(h.path for h in analysis.sensitive)),
+        persistable=script.ok and not analysis.sensitive)
+    return Classified(meta, analysis, ctx)

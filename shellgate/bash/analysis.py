@@ -1,0 +1,35 @@
+"""One entry point for the bash core: text in, every fact the permission layer needs out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .facts import Context, Effect, Reason, SensitiveHit
+from .ir import Script
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    script: Script
+    readonly: bool
+    effect: Effect
+    reasons: tuple[Reason, ...]       # why not read-only (empty when read-only)
+    warnings: tuple[Reason, ...]      # destructive-command noun phrases; never change a decision
+    sensitive: tuple[SensitiveHit, ...]
+
+
+def analyse(source: str, ctx: Context) -> Analysis:
+    """Parse and analyse ``source``. Never raises: any failure yields a not-read-only EXEC."""
+    from . import destructive, paths, readonly
+    from .parser import parse
+
+    script = parse(source)
+    try:
+        sensitive = paths.scan(script, ctx)
+        ro = readonly.classify(script, ctx, sensitive)
+        warnings = destructive.warnings(script)
+    except Exception as exc:  # a bug in an analysis must fail closed, not crash the hook
+        return Analysis(script, False, Effect.EXEC,
+                        (Reason(f"internal error in analysis: {type(exc).__name__}: {exc}", None,
+                                "internal.error"),), (), ())
+    return Analysis(script, ro.readonly, ro.effect, ro.reasons, warnings, sensitive)

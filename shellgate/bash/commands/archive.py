@@ -1,0 +1,140 @@
+"""Archives: listing is read-only, extracting writes, and tar can run programs.
+
+``tar`` is read-only only in list mode (``-t``/``--list``) and without ``-I``/
+``--use-compress-program``, ``--to-command``, ``--checkpoint-action``, ``--info-script``,
+``--rsh-command`` and friends, and without an archive name ``host:path`` (which tar opens
+through a remote shell unless ``--force-local``). The standard compression flags run the usual
+gzip/bzip2/xz from PATH and are allowed. Old-style ``tar tzvf x.tgz`` is read like tar does:
+each letter of the first word a flag, values taken from the following words in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..ir import Word
+from .spec import Call, Command, Finding, Flag, Parsed, Takes, run_checks
+
+V = Takes.VALUE
+P = Takes.PATH
+G = Takes.PROGRAM
+
+_TAR_SAFE = [
+    Flag("-t", "--list"), Flag("-f", "--file", takes=V), Flag("-v", "--verbose"),
+    Flag("-z", "--gzip", "--gunzip", "--ungzip"), Flag("-j", "--bzip2"), Flag("-J", "--xz"),
+    Flag("--zstd"), Flag("--lzma"), Flag("--lzip"), Flag("--lzop"), Flag("-Z", "--compress", "--uncompress"),
+    Flag("-a", "--auto-compress"), Flag("--force-local"), Flag("--wildcards"), Flag("--no-wildcards"),
+    Flag("--anchored"), Flag("--no-anchored"), Flag("--exclude", takes=V), Flag("-X", "--exclude-from", takes=P),
+    Flag("-T", "--files-from", takes=P), Flag("--null"), Flag("--quoting-style", takes=V),
+    Flag("--numeric-owner"), Flag("-R", "--block-number"), Flag("--full-time"), Flag("--utc"),
+    Flag("-b", "--blocking-factor", takes=V), Flag("-B", "--read-full-records"),
+    Flag("-i", "--ignore-zeros"), Flag("--occurrence", takes=V, optional=True),
+    Flag("--show-transformed-names"), Flag("--transform", "--xform", takes=V),
+    Flag("--totals", takes=V, optional=True), Flag("--warning", takes=V),
+    Flag("-C", "--directory", takes=V), Flag("--no-recursion"), Flag("--recursion"),
+    Flag("--ignore-case"), Flag("--no-ignore-case"), Flag("-H", "--format", takes=V),
+    Flag("--exclude-vcs"), Flag("--exclude-caches"), Flag("--exclude-caches-all"),
+    Flag("--exclude-caches-under"), Flag("--verbatim-files-from"), Flag("--no-verbatim-files-from"),
+    Flag("--checkpoint", takes=V, optional=True), Flag("--record-size", takes=V),
+    Flag("--blocking"), Flag("--help"), Flag("--version"), Flag("--usage"), Flag("--show-defaults"),
+]
+_TAR_UNSAFE = {
+    Flag("-c", "--create"): "creates an archive (writes a file)",
+    Flag("-x", "--extract", "--get"): "extracts files",
+    Flag("-r", "--append"): "writes to the archive",
+    Flag("-u", "--update"): "writes to the archive",
+    Flag("-A", "--catenate", "--concatenate"): "writes to the archive",
+    Flag("--delete"): "writes to the archive",
+    Flag("-d", "--diff", "--compare"): "compares (reads the file system; not a list form)",
+    Flag("-I", "--use-compress-program", takes=G): "runs a compression program",
+    Flag("--to-command", takes=G): "runs a command for every file",
+    Flag("--checkpoint-action", takes=G): "can run a command at checkpoints",
+    Flag("-F", "--info-script", "--new-volume-script", takes=G): "runs a script",
+    Flag("--rsh-command", takes=G): "runs a remote shell program",
+    Flag("--rmt-command", takes=G): "runs a remote tape program",
+    Flag("-O", "--to-stdout"): "is an extraction option",
+    Flag("--index-file", takes=Takes.WRITE_PATH): "writes a file",
+    Flag("-g", "--listed-incremental", takes=Takes.WRITE_PATH): "writes a snapshot file",
+    Flag("-M", "--multi-volume"): "prompts for volumes",
+    Flag("-w", "--interactive", "--confirmation"): "prompts",
+    Flag("--remove-files"): "deletes files",
+    Flag("-U", "--unlink-first"): "deletes files",
+    Flag("-k", "--keep-old-files"): "is an extraction option",
+    Flag("-m", "--touch"): "is an extraction option",
+    Flag("-p", "--preserve-permissions", "--same-permissions"): "is an extraction option",
+    Flag("-P", "--absolute-names"): "is an extraction option",
+    Flag("-V", "--label", takes=V): "labels a new archive",
+    Flag("-G", "--incremental"): "is an incremental-archive option",
+    Flag("-S", "--sparse"): "is an archive-creation option",
+    Flag("-h", "--dereference"): "is an archive-creation option",
+    Flag("-l", "--check-links"): "is an archive-creation option",
+    Flag("-W", "--verify"): "is an archive-creation option",
+    Flag("-o", "--no-same-owner"): "is an extraction option",
+    Flag("-s", "--preserve-order", "--same-order"): "is an extraction option",
+}
+
+
+def _tar_check(p: Parsed, call: Call) -> Iterable[Finding]:
+    out: list[Finding] = []
+    if not p.has("-t"):
+        out.append(Finding("tar is read-only only when listing (-t)", call.command.span, "readonly.flag"))
+    for w in p.values_of("-f"):
+        t = w.text
+        colon = t.find(":")
+        if colon > 0 and "/" not in t[:colon] and not p.has("--force-local"):
+            out.append(Finding(f"tar archive name {t} opens a remote host through a shell", w.span,
+                               "readonly.operand"))
+    return out
+
+
+TAR_SPEC = Command("tar", safe=_TAR_SAFE, unsafe=_TAR_UNSAFE, check=_tar_check)
+_TAR_LETTER_VALUES = {"f", "b", "C", "T", "X", "H", "I", "F", "V", "g"}
+
+
+def _old_style(args: Sequence[Word]) -> list[Word] | None:
+    """``tar tzvf x.tgz`` -> ``-t -z -v -f x.tgz`` (None when not old style)."""
+    if not args:
+        return []
+    first = args[0]
+    if not first.static or first.text.startswith("-") or not first.text.isalpha():
+        return None
+    out: list[Word] = []
+    rest = list(args[1:])
+    for ch in first.text:
+        out.append(Word(text="-" + ch, raw="-" + ch, span=first.span))
+        if ch in _TAR_LETTER_VALUES:
+            if not rest:
+                return out
+            out.append(rest.pop(0))
+    return out + rest
+
+
+def tar(call: Call) -> list[Finding]:
+    args = call.command.args
+    converted = _old_style(args)
+    return run_checks(TAR_SPEC, call, converted if converted is not None else args)
+
+
+def _unzip_check(p: Parsed, call: Call) -> Iterable[Finding]:
+    if not p.has("-l", "-v", "-Z", "-t"):
+        return [Finding("unzip is read-only only when listing (-l, -v, -Z) or testing (-t)",
+                        call.command.span, "readonly.flag")]
+    return [Finding(f"unzip option {w.text} after the archive name", w.span, "readonly.flag")
+            for w in p.operands if w.text.startswith("-")]
+
+
+UNZIP = Command("unzip", permute=False, check=_unzip_check,
+                safe=[Flag("-l"), Flag("-v"), Flag("-Z"), Flag("-t"), Flag("-q"), Flag("-z")])
+ZIPINFO = Command("zipinfo", safe=[*(Flag(f"-{c}") for c in "12smlvhMtTz")])
+_Z = [Flag("-c", "--stdout", "--to-stdout"), Flag("-d", "--decompress", "--uncompress"),
+      Flag("-f", "--force"), Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-l", "--list"),
+      Flag("-n", "--no-name"), Flag("-N", "--name"), Flag("-t", "--test"), Flag("-S", "--suffix", takes=V),
+      Flag("-h", "--help"), Flag("-V", "--version"), Flag("-L", "--license")]
+ZCATS = tuple(Command(n, safe=_Z) for n in ("zcat", "gzcat"))
+BZCAT = Command("bzcat", safe=[Flag("-s", "--small"), Flag("-q", "--quiet"), Flag("-v", "--verbose"),
+                               Flag("-h", "--help"), Flag("-V", "--version")])
+XZCAT = Command("xzcat", safe=[Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-h", "--help"),
+                               Flag("-V", "--version"), Flag("-T", "--threads", takes=V)])
+
+COMMANDS = (UNZIP, ZIPINFO, *ZCATS, BZCAT, XZCAT)
+CUSTOM = {"tar": tar}

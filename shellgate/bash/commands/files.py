@@ -1,0 +1,139 @@
+"""Looking at files and directories: ls, tree, file, stat, du, df, diff, path helpers.
+
+Only ``tree -o``/``-R`` (write output files), ``file -C`` (compiles a magic file) and
+``file -p`` (resets access times) leave a trace; everything else here only reads.
+"""
+
+from __future__ import annotations
+
+from .spec import Command, Flag, Takes
+
+V = Takes.VALUE
+P = Takes.PATH
+HELP = [Flag("--help"), Flag("--version")]
+
+LS = Command("ls", safe=[
+    Flag("-a", "--all"), Flag("-A", "--almost-all"), Flag("--author"), Flag("-b", "--escape"),
+    Flag("--block-size", takes=V), Flag("-B", "--ignore-backups"), Flag("-c"), Flag("-C"),
+    Flag("--color", "--colour", takes=V, optional=True), Flag("-d", "--directory"),
+    Flag("-D", "--dired"), Flag("-f"), Flag("-F", "--classify", takes=V, optional=True),
+    Flag("--file-type"), Flag("--format", takes=V), Flag("--full-time"), Flag("-g"),
+    Flag("--group-directories-first"), Flag("-G", "--no-group"), Flag("-h", "--human-readable"),
+    Flag("--si"), Flag("-H", "--dereference-command-line"),
+    Flag("--dereference-command-line-symlink-to-dir"), Flag("--hide", takes=V),
+    Flag("--hyperlink", takes=V, optional=True), Flag("--indicator-style", takes=V),
+    Flag("-i", "--inode"), Flag("-I", "--ignore", takes=V), Flag("-k", "--kibibytes"), Flag("-l"),
+    Flag("-L", "--dereference"), Flag("-m"), Flag("-n", "--numeric-uid-gid"),
+    Flag("-N", "--literal"), Flag("-o"), Flag("-p"), Flag("-q", "--hide-control-chars"),
+    Flag("--show-control-chars"), Flag("-Q", "--quote-name"), Flag("--quoting-style", takes=V),
+    Flag("-r", "--reverse"), Flag("-R", "--recursive"), Flag("-s", "--size"), Flag("-S"),
+    Flag("--sort", takes=V), Flag("--time", takes=V), Flag("--time-style", takes=V), Flag("-t"),
+    Flag("-T", "--tabsize", takes=V), Flag("-u"), Flag("-U"), Flag("-v"),
+    Flag("-w", "--width", takes=V), Flag("-x"), Flag("-X"), Flag("-Z", "--context"),
+    Flag("--zero"), Flag("-1"), *HELP])
+
+# tree reads a bundle one letter at a time and takes values from the following words in order.
+TREE = Command(
+    "tree", attach=False, abbrev=False,
+    safe=[*(Flag(f"-{c}") for c in "adlfxqNQpugshDFvtcUrCAiSnXJ"),
+          Flag("-L", takes=V), Flag("-P", takes=V), Flag("-I", takes=V), Flag("-H", takes=V),
+          Flag("-T", takes=V), Flag("--gitignore"), Flag("--gitfile", takes=P),
+          Flag("--ignore-case"), Flag("--matchdirs"), Flag("--metafirst"), Flag("--prune"),
+          Flag("--info"), Flag("--infofile", takes=P), Flag("--noreport"), Flag("--charset", takes=V),
+          Flag("--filelimit", takes=V), Flag("--timefmt", takes=V), Flag("--si"), Flag("--du"),
+          Flag("--inodes"), Flag("--device"), Flag("--dirsfirst"), Flag("--filesfirst"),
+          Flag("--sort", takes=V), Flag("--nolinks"), Flag("--hintro", takes=P),
+          Flag("--houtro", takes=P), Flag("--fromfile"), Flag("--fromtabfile"), Flag("--fflinks"),
+          Flag("--condense"), Flag("--noindent"), *HELP],
+    unsafe={
+        Flag("-o", takes=Takes.WRITE_PATH): "writes its output to a file",
+        Flag("-R"): "writes 00Tree.html files into every directory (with -H)",
+    },
+)
+
+FILE = Command("file", safe=[
+    Flag("-b", "--brief"), Flag("-c", "--checking-printout"), Flag("-d", "--debug"), Flag("-E"),
+    Flag("-e", "--exclude", takes=V), Flag("--exclude-quiet", takes=V),
+    Flag("-F", "--separator", takes=V), Flag("-f", "--files-from", takes=P),
+    Flag("-h", "--no-dereference"), Flag("-i", "--mime"), Flag("--apple"), Flag("--extension"),
+    Flag("--mime-type"), Flag("--mime-encoding"), Flag("-k", "--keep-going"), Flag("-l", "--list"),
+    Flag("-L", "--dereference"), Flag("-m", "--magic-file", takes=P), Flag("-N", "--no-pad"),
+    Flag("-n", "--no-buffer"), Flag("-P", "--parameter", takes=V), Flag("-r", "--raw"),
+    Flag("-s", "--special-files"), Flag("-S", "--no-sandbox"), Flag("-z", "--uncompress"),
+    Flag("-Z", "--uncompress-noreport"), Flag("-0", "--print0"), Flag("-v", "--version"),
+    Flag("--help")],
+    unsafe={
+        Flag("-C", "--compile"): "compiles a magic file (writes a .mgc file)",
+        Flag("-p", "--preserve-date"): "resets the access times of the files it reads",
+    },
+)
+
+STAT = Command("stat", min_operands=1, safe=[
+    Flag("-L", "--dereference"), Flag("-f", "--file-system"), Flag("--cached", takes=V),
+    Flag("-c", "--format", takes=V), Flag("--printf", takes=V), Flag("-t", "--terse"), *HELP])
+
+DU = Command("du", safe=[
+    Flag("-0", "--null"), Flag("-a", "--all"), Flag("--apparent-size"),
+    Flag("-B", "--block-size", takes=V), Flag("-b", "--bytes"), Flag("-c", "--total"),
+    Flag("-D", "--dereference-args"), Flag("-d", "--max-depth", takes=V),
+    Flag("--files0-from", takes=P), Flag("-H"), Flag("--inodes"), Flag("-h", "--human-readable"),
+    Flag("-k"), Flag("-L", "--dereference"), Flag("-l", "--count-links"), Flag("-m"),
+    Flag("-P", "--no-dereference"), Flag("-S", "--separate-dirs"), Flag("--si"),
+    Flag("-s", "--summarize"), Flag("-t", "--threshold", takes=V),
+    Flag("--time", takes=V, optional=True), Flag("--time-style", takes=V),
+    Flag("-X", "--exclude-from", takes=P), Flag("--exclude", takes=V),
+    Flag("-x", "--one-file-system"), *HELP])
+
+DF = Command("df", safe=[
+    Flag("-a", "--all"), Flag("-B", "--block-size", takes=V), Flag("-h", "--human-readable"),
+    Flag("-H", "--si"), Flag("-i", "--inodes"), Flag("-k"), Flag("-l", "--local"), Flag("--no-sync"),
+    Flag("--output", takes=V, optional=True), Flag("-P", "--portability"), Flag("--sync"),
+    Flag("--total"), Flag("-t", "--type", takes=V), Flag("-T", "--print-type"),
+    Flag("-x", "--exclude-type", takes=V), Flag("-v"), *HELP])
+
+BASENAME = Command("basename", safe=[Flag("-a", "--multiple"), Flag("-s", "--suffix", takes=V),
+                                     Flag("-z", "--zero"), *HELP])
+DIRNAME = Command("dirname", safe=[Flag("-z", "--zero"), *HELP])
+REALPATH = Command("realpath", safe=[
+    Flag("-e", "--canonicalize-existing"), Flag("-m", "--canonicalize-missing"),
+    Flag("-L", "--logical"), Flag("-P", "--physical"), Flag("-q", "--quiet"),
+    Flag("--relative-to", takes=V), Flag("--relative-base", takes=V),
+    Flag("-s", "--strip", "--no-symlinks"), Flag("-z", "--zero"), *HELP])
+READLINK = Command("readlink", safe=[
+    Flag("-f", "--canonicalize"), Flag("-e", "--canonicalize-existing"),
+    Flag("-m", "--canonicalize-missing"), Flag("-n", "--no-newline"), Flag("-q", "--quiet"),
+    Flag("-s", "--silent"), Flag("-v", "--verbose"), Flag("-z", "--zero"), *HELP])
+
+WHICH = Command("which", safe=[Flag("-a"), Flag("-s")])
+WHEREIS = Command("whereis", safe=[*(Flag(f"-{c}") for c in "bmsulg"), Flag("-B", takes=V),
+                                   Flag("-M", takes=V), Flag("-S", takes=V), Flag("-f")])
+
+_DIFF_SAFE = [
+    Flag("--normal"), Flag("-q", "--brief"), Flag("-s", "--report-identical-files"), Flag("-c"),
+    Flag("-C", takes=V), Flag("--context", takes=V, optional=True), Flag("-u"),
+    Flag("-U", "--unified", takes=V), Flag("-e", "--ed"), Flag("-n", "--rcs"),
+    Flag("-y", "--side-by-side"), Flag("-W", "--width", takes=V), Flag("--left-column"),
+    Flag("--suppress-common-lines"), Flag("-p", "--show-c-function"),
+    Flag("-F", "--show-function-line", takes=V), Flag("--label", takes=V),
+    Flag("-t", "--expand-tabs"), Flag("-T", "--initial-tab"), Flag("--tabsize", takes=V),
+    Flag("--suppress-blank-empty"), Flag("-r", "--recursive"), Flag("--no-dereference"),
+    Flag("-N", "--new-file"), Flag("--unidirectional-new-file"), Flag("--ignore-file-name-case"),
+    Flag("--no-ignore-file-name-case"), Flag("-x", "--exclude", takes=V),
+    Flag("-X", "--exclude-from", takes=P), Flag("-S", "--starting-file", takes=V),
+    Flag("--from-file", takes=P), Flag("--to-file", takes=P), Flag("-i", "--ignore-case"),
+    Flag("-E", "--ignore-tab-expansion"), Flag("-Z", "--ignore-trailing-space"),
+    Flag("-b", "--ignore-space-change"), Flag("-w", "--ignore-all-space"),
+    Flag("-B", "--ignore-blank-lines"), Flag("-I", "--ignore-matching-lines", takes=V),
+    Flag("-a", "--text"), Flag("--strip-trailing-cr"), Flag("-D", "--ifdef", takes=V),
+    *(Flag(f"--{k}-group-format", takes=V) for k in ("old", "new", "unchanged", "changed")),
+    *(Flag(f"--{k}-line-format", takes=V) for k in ("old", "new", "unchanged")),
+    Flag("--line-format", takes=V), Flag("-d", "--minimal"), Flag("--horizon-lines", takes=V),
+    Flag("--speed-large-files"), Flag("--color", takes=V, optional=True),
+    Flag("--palette", takes=V), Flag("--help"), Flag("-v", "--version"),
+]
+DIFF = Command("diff", safe=_DIFF_SAFE)
+
+PWD = Command("pwd", max_operands=0, safe=[Flag("-L"), Flag("-P")])
+
+COMMANDS = (LS, TREE, FILE, STAT, DU, DF, BASENAME, DIRNAME, REALPATH, READLINK, WHICH, WHEREIS,
+            DIFF, PWD)

@@ -1,0 +1,106 @@
+"""find: read-only when its expression only tests and prints.
+
+find's expression is a small language with single-dash long names and no abbreviations, so it
+has its own reader here: ``find [-H|-L|-P] [-D opts] [-Olevel] [start…] [expression]``.
+``-delete`` deletes, ``-fprint*``/``-fls`` write files. ``-exec``/``-execdir``/``-ok``/``-okdir``
+run a command: the parser's walker emits that command (``Via.FIND_EXEC``, parent = this find),
+and the classifier checks it like any other command — so ``find . -exec grep -l x {} +`` is
+read-only and ``find . -exec rm {} \\;`` is not. Here we only make sure the walker did emit a
+command for every ``-exec``, and that the start points are static, so that ``{}`` can only
+become a path starting with a start point, never an option of the inner command.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..ir import Via, Word
+from .spec import Call, Finding, is_wild
+
+# Primaries and how many argument words each takes.
+_TESTS: dict[str, int] = {
+    **dict.fromkeys((
+        "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+        "-lname", "-ilname", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin",
+        "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm", "-user", "-group", "-uid",
+        "-gid", "-links", "-inum", "-samefile", "-maxdepth", "-mindepth", "-regextype", "-used",
+        "-fstype", "-context", "-printf", "-files0-from",
+    ), 1),
+    **dict.fromkeys((
+        "-empty", "-readable", "-writable", "-executable", "-nouser", "-nogroup", "-depth",
+        "-mount", "-xdev", "-noleaf", "-ignore_readdir_race", "-noignore_readdir_race",
+        "-daystart", "-follow", "-warn", "-nowarn", "-true", "-false", "-print", "-print0",
+        "-ls", "-prune", "-quit", "-not", "-a", "-and", "-o", "-or", "-d", "-help", "--help",
+        "-version", "--version", "(", ")", "!", ",",
+    ), 0),
+}
+_NEWER_XY = re.compile(r"-newer[aBcmt][aBcmt]")
+_WRITES = {"-fprint": 1, "-fprint0": 1, "-fprintf": 2, "-fls": 1}
+_EXECS = ("-exec", "-execdir", "-ok", "-okdir")
+
+
+def _check(call: Call) -> list[Finding]:
+    args: Sequence[Word] = call.command.args
+    out: list[Finding] = []
+    if call.wild_tail:
+        out.append(Finding("xargs appends its input to find's expression (-delete, -exec …)",
+                           call.command.span, "readonly.wild"))
+    i, n = 0, len(args)
+    # leading options
+    while i < n and args[i].static and (args[i].text in ("-H", "-L", "-P", "-D")
+                                         or re.fullmatch(r"-O\d", args[i].text)):
+        i += 2 if args[i].text == "-D" else 1
+    # start points: up to the first word that starts an expression
+    while i < n:
+        w = args[i]
+        if w.static and (w.text.startswith("-") or w.text in ("(", "!", ")", ",")):
+            break
+        if is_wild(w):
+            out.append(Finding(f"find start point {w.text!r} may expand to an expression primary",
+                               w.span, "readonly.wild"))
+        i += 1
+    execs = 0
+    while i < n:
+        w = args[i]
+        i += 1
+        t = w.text
+        if not w.static:
+            if is_wild(w):
+                out.append(Finding(f"find expression word {t!r} is only known at run time",
+                                   w.span, "readonly.wild"))
+            continue
+        if t in _TESTS:
+            i += _TESTS[t]
+        elif _NEWER_XY.fullmatch(t):
+            i += 1
+        elif t == "-delete":
+            out.append(Finding("find -delete deletes files", w.span, "readonly.flag"))
+        elif t in _WRITES:
+            out.append(Finding(f"find {t} writes a file", w.span, "readonly.flag"))
+            i += _WRITES[t]
+        elif t in _EXECS:
+            execs += 1
+            # `+` ends the command only right after `{}` (as find reads it)
+            while i < n and not (args[i].static and (args[i].text == ";" or (
+                    args[i].text == "+" and args[i - 1].text == "{}"))):
+                i += 1
+            if i >= n:
+                out.append(Finding(f"find {t} without a terminating ';' or '+'", w.span,
+                                   "readonly.flag"))
+            i += 1
+        else:
+            out.append(Finding(f"find: unknown primary {t} (not on the read-only list)", w.span,
+                               "readonly.unknown_flag"))
+    if execs:
+        children = [c for c in call.script.commands
+                    if c.parent == call.index and c.via and c.via[-1] is Via.FIND_EXEC]
+        if len(children) < execs:
+            out.append(Finding("find -exec runs a command that could not be identified",
+                               call.command.span, "readonly.wrapper"))
+    return out
+
+
+def check(call: Call) -> list[Finding]:
+    """Entry point used by the registry (find is not table-driven)."""
+    return _check(call)

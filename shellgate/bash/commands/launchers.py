@@ -1,0 +1,192 @@
+"""Wrappers seen from the read-only side: a wrapper is read-only only when its own options are
+on its positive list and every command it runs is read-only.
+
+The parser's walker (``wrappers.py``) emits each inner command as its own ``Command`` with
+``parent`` = the wrapper; the classifier checks those like any other command. Here we read the
+wrapper's options with our own tables, find where *we* think the inner command starts, and
+insist that the walker emitted exactly that command. If the walker could not tell (an option
+it does not know, a dynamic word), or if it disagrees with us, the wrapper is refused: we
+never let a command through whose inner command nobody identified.
+
+``sudo``/``doas``/``su``/``pkexec``/``runuser``/``chroot`` are never read-only; ``nohup``
+writes ``nohup.out``; ``env NAME=value cmd`` is a prefix assignment in disguise (PAGER, PATH,
+LD_PRELOAD …); ``env -S``/``-C`` and ``exec -a`` change what or where the inner command runs.
+``bash -c``/``sh -c``/``dash -c`` are read-only when the script is static and every command in
+it is; login/interactive shells (``-l``, ``-i``) read rc files and are refused, as is ``zsh``
+(it always reads ``~/.zshenv``). ``xargs`` appends its input as arguments: the classifier marks
+its inner command ``wild_tail`` so only commands without unsafe options pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..ir import Via, Word
+from .spec import Call, Command, Finding, Flag, Takes, read_args
+
+V = Takes.VALUE
+
+_PRIVILEGED = {
+    "sudo": "runs a command as another user", "doas": "runs a command as another user",
+    "su": "runs a shell as another user", "pkexec": "runs a command as another user",
+    "runuser": "runs a command as another user", "chroot": "runs a command in another root",
+    "nohup": "writes nohup.out and keeps the command running after the session",
+    "setsid": "runs a command detached in a new session",
+}
+
+_SPECS: dict[str, tuple[Command, int, Via]] = {
+    # name: (option table, fixed operands before the command, via of the inner command)
+    "timeout": (Command("timeout", permute=False, safe=[
+        Flag("-s", "--signal", takes=V), Flag("-k", "--kill-after", takes=V), Flag("--preserve-status"),
+        Flag("--foreground"), Flag("-v", "--verbose")]), 1, Via.WRAPPER),
+    "nice": (Command("nice", permute=False, numeric=True, safe=[Flag("-n", "--adjustment", takes=V)]),
+             0, Via.WRAPPER),
+    "ionice": (Command("ionice", permute=False, safe=[
+        Flag("-c", "--class", takes=V), Flag("-n", "--classdata", takes=V), Flag("-t", "--ignore")]),
+        0, Via.WRAPPER),
+    "stdbuf": (Command("stdbuf", permute=False, safe=[
+        Flag("-i", "--input", takes=V), Flag("-o", "--output", takes=V), Flag("-e", "--error", takes=V)]),
+        0, Via.WRAPPER),
+    "command": (Command("command", permute=False, safe=[Flag("-p"), Flag("-v"), Flag("-V")]),
+                0, Via.WRAPPER),
+    "builtin": (Command("builtin", permute=False), 0, Via.WRAPPER),
+    "exec": (Command("exec", permute=False, safe=[Flag("-c"), Flag("-l")],
+                     unsafe={Flag("-a", takes=V): "sets the program's name (argv[0])"}), 0, Via.WRAPPER),
+    "time": (Command("time", permute=False, safe=[Flag("-p", "--portability"), Flag("-v", "--verbose"),
+                                                  Flag("-q", "--quiet"), Flag("-f", "--format", takes=V)],
+                     unsafe={Flag("-o", "--output", takes=Takes.WRITE_PATH): "writes its report to a file",
+                             Flag("-a", "--append"): "appends its report to a file"}), 0, Via.WRAPPER),
+    "env": (Command("env", permute=False, safe=[
+        Flag("-i", "--ignore-environment"), Flag("-0", "--null"), Flag("-u", "--unset", takes=V),
+        Flag("-v", "--debug")],
+        unsafe={Flag("-S", "--split-string", takes=V): "splits a string into a command line",
+                Flag("-C", "--chdir", takes=V): "runs the command in another directory",
+                Flag("--block-signal", takes=V, optional=True): "changes signal handling",
+                Flag("--default-signal", takes=V, optional=True): "changes signal handling",
+                Flag("--ignore-signal", takes=V, optional=True): "changes signal handling"}),
+            0, Via.WRAPPER),
+    "xargs": (Command("xargs", permute=False, safe=[
+        Flag("-0", "--null"), Flag("-r", "--no-run-if-empty"), Flag("-t", "--verbose"),
+        Flag("-x", "--exit"), Flag("-n", "--max-args", takes=V), Flag("-L", "--max-lines", takes=V),
+        Flag("-P", "--max-procs", takes=V), Flag("-d", "--delimiter", takes=V),
+        Flag("-E", "--eof", takes=V), Flag("-s", "--max-chars", takes=V),
+        Flag("-I", "--replace", takes=V), Flag("-a", "--arg-file", takes=Takes.PATH),
+        Flag("-p", "--interactive"), Flag("-o", "--open-tty")],
+        unsafe={Flag("--process-slot-var", takes=V): "sets an environment variable for the command"}),
+        0, Via.XARGS),
+}
+
+
+def children(call: Call, via: Via) -> list[tuple[int, Word | None]]:
+    """Commands the walker emitted as run directly by this one through ``via``."""
+    out = []
+    # the child's chain is the wrapper's chain (without TOP) plus `via`, then (for a nested
+    # script) the script's own structure: pipelines, subshells …
+    depth = len([v for v in call.command.via if v is not Via.TOP])
+    for k, c in enumerate(call.script.commands):
+        if c.parent == call.index and len(c.via) > depth and c.via[depth] is via:
+            out.append((k, c.words[0] if c.words else None))
+    return out
+
+
+def _same(a: Sequence[Word], b: Sequence[Word]) -> bool:
+    return len(a) == len(b) and all(x.span == y.span and x.text == y.text for x, y in zip(a, b, strict=True))
+
+
+def wrapper(call: Call) -> list[Finding]:
+    name = call.command.name or ""
+    if name in _PRIVILEGED:
+        return [Finding(f"{name} {_PRIVILEGED[name]}", call.command.words[0].span, "readonly.wrapper")]
+    spec, fixed, via = _SPECS[name]
+    p = read_args(spec, call.command.args, wild_tail=call.wild_tail)
+    out = list(p.findings)
+    if any(f.rule == "readonly.unknown_flag" for f in out):
+        return out
+    operands = list(p.operands)
+    if name == "env" and operands and "=" in operands[0].text:
+        a = operands[0]
+        return [*out, Finding(f"env {a.text.split('=', 1)[0]}=… sets an environment variable for the "
+                              "command it runs", a.span, "readonly.assignment")]
+    if name == "command" and p.has("-v", "-V"):
+        return out  # `command -v git` only looks the name up
+    inner = operands[fixed:]
+    if len(operands) < fixed:
+        return [*out, Finding(f"{name} without a command", call.command.span, "readonly.operand")]
+    if not inner:
+        if call.wild_tail and name != "xargs":
+            # `xargs env`: the words xargs reads become the command env runs
+            out.append(Finding(f"xargs makes its input the command that {name} runs", call.command.span,
+                               "readonly.wild"))
+        return out  # `env`, `nice`, `xargs` with no command only print
+    kids = [call.script.commands[k] for k, _ in children(call, via)]
+    if len(kids) != 1 or not _same(kids[0].words, inner):
+        out.append(Finding(f"the command run by {name} could not be identified", call.command.span,
+                           "readonly.wrapper"))
+    return out
+
+
+_SHELL_FLAGS = set("euxvcfC")
+_SHELL_O = {"pipefail", "errexit", "nounset", "xtrace", "noglob", "posix"}
+
+
+def shell(call: Call) -> list[Finding]:
+    """``bash -c SCRIPT [name args…]``: only ``-c`` with harmless option letters."""
+    name = call.command.name or ""
+    args = call.command.args
+    out: list[Finding] = []
+    has_c = False
+    i = 0
+    while i < len(args):
+        w = args[i]
+        t = w.text
+        if not w.static or w.glob:
+            out.append(Finding(f"{name} option only known at run time", w.span, "readonly.wild"))
+            return out
+        if t in ("--norc", "--noprofile", "--posix"):
+            i += 1
+            continue
+        if len(t) >= 2 and t[0] in "-+" and t[1] != "-":
+            letters = t[1:]
+            if not set(letters) <= _SHELL_FLAGS | {"o"}:
+                out.append(Finding(f"{name} {t}: option not on the read-only list (-l and -i read rc "
+                                   "files, -s reads commands from stdin)", w.span, "readonly.flag"))
+                return out
+            has_c = has_c or (t[0] == "-" and "c" in letters)
+            if "o" in letters:
+                i += 1
+                if i >= len(args) or args[i].text not in _SHELL_O:
+                    out.append(Finding(f"{name} -o with an option not on the read-only list", w.span,
+                                       "readonly.flag"))
+                    return out
+            i += 1
+            continue
+        break
+    if not has_c or (call.wild_tail and i >= len(args)):
+        return [Finding(f"{name} without -c runs a script file or reads commands from its input",
+                        call.command.span, "readonly.program")]
+    if i >= len(args):
+        return [Finding(f"{name} -c without a script", call.command.span, "readonly.operand")]
+    script = args[i]
+    if not script.static:
+        return [Finding(f"{name} -c with a script only known at run time", script.span, "readonly.program")]
+    if script.text.strip() and not children(call, Via.SHELL_C):
+        return [Finding(f"the script run by {name} -c could not be read", script.span, "readonly.wrapper")]
+    return out
+
+
+def eval_(call: Call) -> list[Finding]:
+    words = call.command.args
+    if call.wild_tail:
+        return [Finding("xargs makes its input the text eval runs", call.command.span, "readonly.wild")]
+    if any(not w.static for w in words):
+        return [Finding("eval of text only known at run time", call.command.span, "readonly.program")]
+    text = " ".join(w.text for w in words)
+    if text.strip() and not children(call, Via.SHELL_C):
+        return [Finding("the text run by eval could not be read", call.command.span, "readonly.wrapper")]
+    return []
+
+
+CUSTOM: dict[str, Callable[[Call], list[Finding]]] = {
+    **dict.fromkeys(_PRIVILEGED, wrapper), **dict.fromkeys(_SPECS, wrapper),
+    "bash": shell, "sh": shell, "dash": shell, "eval": eval_,
+}

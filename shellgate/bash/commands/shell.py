@@ -1,0 +1,109 @@
+"""Shell builtins and tiny utilities that only print or change the shell's own state harmlessly.
+
+``cd`` is read-only here: it changes the shell's working directory and nothing on disk. The
+classifier follows static ``cd`` targets (so a later ``git status`` is checked against the
+repository it will really run in, and relative write targets resolve correctly); ``cd -`` and
+``popd`` go somewhere unknown, after which relative write targets are refused.
+
+``set`` may only toggle the error/trace options agents use (``set -euo pipefail``).
+``printf -v`` assigns (and evaluates ``a[$(cmd)]`` subscripts), ``test -v``/``-R`` evaluate
+subscripts too (verified in bash 5.2); the ``test``/``[`` builtins do not evaluate arithmetic
+for ``-eq`` (only ``[[ ]]`` does, see ``readonly.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild, may_split
+
+V = Takes.VALUE
+
+CD = Command("cd", max_operands=1, permute=False, safe=[Flag("-L"), Flag("-P"), Flag("-e"), Flag("-@")])
+PUSHD = Command("pushd", max_operands=1, permute=False, safe=[Flag("-n")])
+DIRS = Command("dirs", free=True)
+
+
+POPD = Command("popd", max_operands=0, safe=[Flag("-n")])
+
+ECHO = Command("echo", free=True)
+TRUE = Command("true", free=True, aliases=(":",))
+FALSE = Command("false", free=True)
+SLEEP = Command("sleep", free=True)
+EXIT = Command("exit", free=True, aliases=("return", "break", "continue", "shift", "wait",
+                                           "jobs", "times"))
+
+# printf stops at its first operand (the format); -v NAME assigns.
+PRINTF = Command("printf", permute=False,
+                 unsafe={Flag("-v", takes=V): "assigns a variable (and evaluates a[$(cmd)] subscripts)"})
+
+TYPE = Command("type", safe=[Flag("-a"), Flag("-f"), Flag("-p"), Flag("-P"), Flag("-t")])
+HASH = Command("hash", max_operands=0, safe=[Flag("-l"), Flag("-t")],
+               extra_operand="remembers command locations (changes which program runs)")
+
+
+# unary file/string tests (not -a/-o, which are also the binary and/or)
+_UNARY = frozenset("-b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -O -G -L -N -S -n -z".split())
+_BINARY = frozenset("= == != < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
+
+
+def _test(p: Parsed, call: Call) -> Iterable[Finding]:
+    """``test``/``[``: ``-v``/``-R`` evaluate a variable name (and its subscript). An expansion
+    could itself become ``-v`` — bash decides what is an operator after expanding — so a
+    dynamic word is accepted only as the operand of a static operator (``-f "$x"``,
+    ``"$x" = y`` with exactly three words), and a word that may split or vanish not at all."""
+    words = list(call.command.args)
+    out: list[Finding] = []
+    if call.command.name == "[":
+        if not words or words[-1].text != "]" or not words[-1].static:
+            return [Finding("'[' without a closing ']'", call.command.span, "readonly.operand")]
+        words = words[:-1]
+    for k, w in enumerate(words):
+        if w.static and not w.glob:
+            if w.text in ("-v", "-R"):
+                out.append(Finding(f"test {w.text} evaluates a variable name (a[$(cmd)] runs cmd)",
+                                   w.span, "readonly.expansion"))
+            continue
+        if may_split(w):
+            out.append(Finding(f"{w.text!r} may split or vanish and turn into a test operator "
+                               "(test -v runs a[$(cmd)])", w.span, "readonly.wild"))
+            continue
+        prev = words[k - 1] if k else None
+        ok = (prev is not None and prev.static and prev.text in _UNARY) or (
+            len(words) == 3 and k in (0, 2) and words[1].static and words[1].text in _BINARY)
+        if not ok:
+            out.append(Finding(f"{w.text!r} could become a test operator (test -v runs a[$(cmd)])",
+                               w.span, "readonly.wild"))
+    return out
+
+
+TEST = Command("test", free=True, check=_test, wild=True, aliases=("[",))
+
+_SET_OPTIONS = {"errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "noclobber"}
+
+
+def _set(p: Parsed, call: Call) -> Iterable[Finding]:
+    words = call.command.args
+    out: list[Finding] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        t = w.text
+        if not w.static or is_wild(w):
+            out.append(Finding("set with an argument only known at run time", w.span, "readonly.operand"))
+        elif t[:1] in ("-", "+") and t[1:] and set(t[1:]) <= set("euxvfCo"):
+            if "o" in t[1:]:
+                if i >= len(words) or words[i].text not in _SET_OPTIONS:
+                    out.append(Finding(f"set {t} with an option not on the read-only list", w.span,
+                                       "readonly.flag"))
+                i += 1
+        else:
+            out.append(Finding(f"set {t} changes shell options or positional parameters",
+                               w.span, "readonly.flag"))
+    return out
+
+
+SET = Command("set", free=True, check=_set)
+
+COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, PRINTF, TYPE, HASH, TEST, SET)

@@ -1,0 +1,429 @@
+"""The small language the command tables are written in, and the getopt-like reader for it.
+
+A :class:`Command` lists the flags that keep a command read-only (``safe``) and the flags that
+do not (``unsafe``, each with the reason shown to the user). Unsafe flags are listed so that
+their abbreviations (``sort --out=x``, ``--compress-prog``) are recognised and refused with a
+precise message; a flag on neither list is refused as unknown. That is the positive-list rule:
+nothing is read-only because a deny-list missed it.
+
+:func:`read_args` reads an argument list the way GNU ``getopt_long`` does: bundled short flags
+(``-abc``), attached values (``-k2``, ``--key=2``), optional values (``-i.bak``), unique
+prefixes of long options (an ambiguous or unknown prefix is refused), ``--`` ending the
+options, and permutation (flags after operands) unless the command stops at its first operand.
+
+Words bash may still change — an unquoted expansion that can split, a glob or brace expansion
+that may produce a word starting with ``-`` — are *wild*: they may become any flag. A command
+accepts wild words only when it has no unsafe flag at all (``wild_ok``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..facts import Context, Effect
+from ..ir import Span, Word
+
+if TYPE_CHECKING:
+    from ..ir import Command as IRCommand
+    from ..ir import Script
+
+
+class Takes(StrEnum):
+    """What a flag's value (or a command's operands) means."""
+
+    NONE = "none"              # a switch
+    VALUE = "value"            # inert data: a number, a pattern, a format
+    PATH = "path"              # a file the command reads
+    WRITE_PATH = "write_path"  # a file the command writes
+    PROGRAM = "program"        # a program or shell command the command runs
+    SCRIPT = "script"          # program text in an embedded language (sed, awk)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Flag:
+    """One option and its spellings (``Flag("-o", "--output", takes=Takes.PATH)``).
+
+    ``optional``: the value may only be attached (``-i.bak``, ``--in-place=.bak``), as for
+    getopt's ``optional_argument``. ``nargs``: how many separate words a value takes
+    (``jq --arg name value`` takes two). ``lastarg``: the value may be missing when the flag is
+    the last word (git's ``--merged [commit]``).
+    """
+
+    names: tuple[str, ...]
+    takes: Takes
+    optional: bool
+    nargs: int
+    lastarg: bool
+
+    def __init__(self, *names: str, takes: Takes = Takes.NONE, optional: bool = False,
+                 nargs: int = 1, lastarg: bool = False) -> None:
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "takes", takes)
+        object.__setattr__(self, "optional", optional)
+        object.__setattr__(self, "nargs", nargs)
+        object.__setattr__(self, "lastarg", lastarg)
+
+    @property
+    def long(self) -> str:
+        """The best name for messages: the first long spelling, else the first."""
+        return next((n for n in self.names if n.startswith("--")), self.names[0])
+
+    @property
+    def has_value(self) -> bool:
+        return self.takes is not Takes.NONE
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Why one command is not read-only, and how bad it is."""
+
+    message: str
+    span: Span | None
+    rule: str
+    effect: Effect = Effect.EXEC
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Everything a command check may look at: the IR command, where it sits, and the context.
+
+    ``cwds`` are the directories the command may run in (the context's cwd plus every static
+    ``cd`` target of the script); ``None`` when a ``cd`` went somewhere unknown.
+    ``wild_tail``: ``xargs`` appends words read from its input to this command.
+    """
+
+    command: IRCommand
+    index: int
+    script: Script
+    ctx: Context
+    cwds: tuple[Path, ...] | None
+    wild_tail: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Opt:
+    """One option as read: the flag, how it was spelled, its token and its value words."""
+
+    flag: Flag
+    spelled: str
+    word: Word
+    values: tuple[Word, ...] = ()
+
+    @property
+    def value(self) -> Word | None:
+        return self.values[0] if self.values else None
+
+
+@dataclass(slots=True)
+class Parsed:
+    opts: list[Opt] = field(default_factory=list)
+    operands: list[Word] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def has(self, *names: str) -> bool:
+        return any(n in o.flag.names for o in self.opts for n in names)
+
+    def values_of(self, *names: str) -> list[Word]:
+        return [v for o in self.opts if any(n in o.flag.names for n in names) for v in o.values]
+
+
+Check = Callable[[Parsed, Call], Iterable[Finding]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Command:
+    """A command family's whole truth: its read-only flags, its refused flags, its operands.
+
+    * ``max_operands`` / ``extra_operand``: more operands than that is refused with the reason
+      (``uniq in out`` writes ``out``).
+    * ``permute=False``: options end at the first operand (POSIX utilities, wrappers, git).
+    * ``numeric``: ``-NUM`` is a flag (``head -20``).
+    * ``abbrev=False``: long options must be spelled in full (the program does not abbreviate,
+      or we do not know its full option list well enough to resolve prefixes as it would).
+    * ``free``: no option parsing at all; every word is data (``echo``, ``true``).
+    * ``attach=False``: a short flag's value is never the rest of its bundle but the next word,
+      in order (``tree -La 2``, old ``tar tfv x.tar``), as those programs read it.
+    * ``check``: extra logic for what a table cannot say (sed scripts, git subcommands).
+    * ``effect``: what the command is when it passes (READ, or NETWORK for network clients).
+    * ``wild``: whether words bash may still expand are acceptable; by default only when no
+      flag is unsafe and no check interprets operands.
+    """
+
+    name: str
+    safe: Sequence[Flag] = ()
+    unsafe: Mapping[Flag, str] = field(default_factory=dict)
+    max_operands: int | None = None
+    extra_operand: str = "takes too many operands"
+    min_operands: int = 0
+    permute: bool = True
+    numeric: bool = False
+    abbrev: bool = True
+    free: bool = False
+    attach: bool = True
+    check: Check | None = None
+    effect: Effect = Effect.READ
+    wild: bool | None = None
+    aliases: tuple[str, ...] = ()
+    _short: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
+    _long: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for flag in (*self.safe, *self.unsafe):
+            for n in flag.names:
+                if n.startswith("--"):
+                    self._long[n] = flag
+                elif n.startswith("-") and len(n) == 2:
+                    self._short[n[1]] = flag
+                else:
+                    raise ValueError(f"{self.name}: bad flag spelling {n!r}")
+
+    @property
+    def wild_ok(self) -> bool:
+        if self.wild is not None:
+            return self.wild
+        return not self.unsafe and self.check is None
+
+    def unsafe_reason(self, flag: Flag) -> str | None:
+        return self.unsafe.get(flag)
+
+    def resolve_long(self, name: str) -> tuple[Flag | None, str]:
+        """``--name`` -> (flag, problem). Exact match first, then a unique prefix (getopt)."""
+        if name in self._long:
+            return self._long[name], ""
+        if not self.abbrev:
+            return None, "unknown"
+        hits = {f for n, f in self._long.items() if n.startswith(name)}
+        if len(hits) == 1:
+            return hits.pop(), ""
+        return None, "ambiguous" if hits else "unknown"
+
+
+def sub_word(word: Word, text: str) -> Word:
+    """A value attached to a flag token (``-k2``'s ``2``): same span and staticness."""
+    return Word(text=text, raw=text, span=word.span, static=word.static, glob=word.glob,
+                quoted=word.quoted)
+
+
+# --- wildness ---------------------------------------------------------------------------------
+
+def unquoted_expansion(raw: str) -> bool:
+    """Whether ``raw`` holds an expansion outside double quotes (so bash splits its result)."""
+    i, n = 0, len(raw)
+    dq = False
+    while i < n:
+        c = raw[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and not dq:
+            j = raw.find("'", i + 1)
+            i = n if j < 0 else j + 1
+            continue
+        if c == '"':
+            dq = not dq
+        elif c in "$`" and not dq:
+            if c == "$" and i + 1 < n and raw[i + 1] in "'\"":
+                i += 1
+                continue
+            return True
+        i += 1
+    return False
+
+
+def may_split(word: Word) -> bool:
+    """Whether bash may turn ``word`` into several words (unquoted expansion, glob, braces)."""
+    return word.glob or (not word.static and unquoted_expansion(word.raw))
+
+
+def is_wild(word: Word) -> bool:
+    """Whether bash may turn ``word`` into words we cannot see, one of them maybe a flag."""
+    if word.glob and word.text[:1] in ("*", "?", "[", "{", "@", "!", "+", ""):
+        return True
+    if word.static:
+        return False
+    if unquoted_expansion(word.raw):
+        return True
+    return word.text[:1] in ("$", "`", "")
+
+
+# --- the reader ----------------------------------------------------------------------------------
+
+def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False) -> Parsed:
+    """Read ``args`` against ``cmd``'s tables. Never raises; every problem is a Finding."""
+    p = Parsed()
+    if cmd.free:
+        p.operands.extend(args)
+        return p
+    i, n = 0, len(args)
+    options_open = True
+    while i < n:
+        w = args[i]
+        i += 1
+        t = w.text
+        if not options_open:
+            p.operands.append(w)
+            continue
+        if is_wild(w):
+            if not cmd.wild_ok:
+                p.findings.append(Finding(
+                    f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
+                    w.span, "readonly.wild"))
+            p.operands.append(w)
+            continue
+        if t == "--" and w.static:
+            options_open = False
+            continue
+        if t.startswith("--") and len(t) > 2:
+            i = _long(cmd, p, args, i, w)
+        elif t.startswith("-") and len(t) > 1:
+            if cmd.numeric and t[1:].isdigit():
+                continue
+            i = _short(cmd, p, args, i, w)
+        else:
+            p.operands.append(w)
+            if not cmd.permute:
+                options_open = False
+    if wild_tail and not cmd.wild_ok:
+        p.findings.append(Finding(
+            f"xargs appends its input as arguments to {cmd.name}, which has unsafe options",
+            None, "readonly.wild"))
+    _operand_count(cmd, p)
+    return p
+
+
+def _operand_count(cmd: Command, p: Parsed) -> None:
+    if cmd.max_operands is not None and len(p.operands) > cmd.max_operands:
+        extra = p.operands[cmd.max_operands]
+        p.findings.append(Finding(f"{cmd.name} {cmd.extra_operand}", extra.span, "readonly.operand"))
+
+
+def _values(cmd: Command, p: Parsed, flag: Flag, spelled: str, args: Sequence[Word], i: int,
+            w: Word, first: Word | None) -> tuple[tuple[Word, ...], int]:
+    """Collect a flag's value words: ``first`` (attached) and then separate words."""
+    vals: list[Word] = [first] if first is not None else []
+    if first is not None and may_split(w) and not cmd.wild_ok:
+        p.findings.append(Finding(f"{w.text!r} may split into several words, one of them an option",
+                                  w.span, "readonly.wild"))
+    while len(vals) < flag.nargs:
+        if i >= len(args):
+            if not flag.lastarg:
+                p.findings.append(Finding(f"{cmd.name} {spelled} is missing its value", w.span,
+                                          "readonly.flag"))
+            break
+        v = args[i]
+        i += 1
+        vals.append(v)
+        if may_split(v) and not cmd.wild_ok:
+            p.findings.append(Finding(f"{v.text!r} may split into several words, one of them an "
+                                      "option", v.span, "readonly.wild"))
+        elif v.static and v.text.startswith("--") and len(v.text) > 2:
+            p.findings.append(Finding(f"the value of {cmd.name} {spelled} looks like an option "
+                                      f"({v.text}); attach it with '='", v.span, "readonly.flag"))
+    return tuple(vals), i
+
+
+def _record(cmd: Command, p: Parsed, flag: Flag, spelled: str, w: Word,
+            values: tuple[Word, ...]) -> None:
+    p.opts.append(Opt(flag, spelled, w, values))
+    reason = cmd.unsafe_reason(flag)
+    if reason is None:
+        return
+    shown = spelled if spelled in flag.names else f"{spelled} (= {flag.long})"
+    effect = Effect.WRITE if flag.takes is Takes.WRITE_PATH else Effect.EXEC
+    p.findings.append(Finding(f"{cmd.name} {shown} {reason}", w.span, "readonly.flag", effect))
+
+
+def _long(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int:
+    body, eq, attached = w.text[2:].partition("=")
+    if "$" in body or "`" in body:
+        p.findings.append(Finding(f"option name {w.text!r} of {cmd.name} is not static", w.span,
+                                  "readonly.wild"))
+        return i
+    flag, problem = cmd.resolve_long("--" + body)
+    if flag is None and not cmd.abbrev:
+        full = sorted(n for n in cmd._long if n.startswith("--" + body))
+        if full:
+            p.findings.append(Finding(
+                f"{cmd.name}: --{body} abbreviates {' or '.join(full[:3])}; options must be spelled "
+                "in full here", w.span, "readonly.unknown_flag"))
+            return i
+    if flag is None:
+        what = "ambiguous abbreviation" if problem == "ambiguous" else "unknown option"
+        p.findings.append(Finding(f"{cmd.name}: {what} --{body} (not on the read-only list)",
+                                  w.span, "readonly.unknown_flag"))
+        return i
+    spelled = "--" + body
+    if not flag.has_value:
+        if eq:
+            p.findings.append(Finding(f"{cmd.name} {spelled} does not take a value", w.span,
+                                      "readonly.flag"))
+        _record(cmd, p, flag, spelled, w, ())
+        return i
+    if eq:
+        values, i = _values(cmd, p, flag, spelled, args, i, w, sub_word(w, attached))
+    elif flag.optional:
+        values = ()
+    else:
+        values, i = _values(cmd, p, flag, spelled, args, i, w, None)
+    _record(cmd, p, flag, spelled, w, values)
+    return i
+
+
+def _short(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int:
+    t = w.text
+    j = 1
+    pending: list[tuple[Flag, str]] = []
+    while j < len(t):
+        ch = t[j]
+        j += 1
+        if ch in "$`":
+            p.findings.append(Finding(f"option {t!r} of {cmd.name} is not static", w.span,
+                                      "readonly.wild"))
+            return i
+        flag = cmd._short.get(ch)
+        if flag is None:
+            p.findings.append(Finding(f"{cmd.name}: unknown option -{ch} (not on the read-only list)",
+                                      w.span, "readonly.unknown_flag"))
+            return i
+        spelled = "-" + ch
+        if not flag.has_value:
+            _record(cmd, p, flag, spelled, w, ())
+            continue
+        if not cmd.attach:
+            pending.append((flag, spelled))
+            continue
+        rest = t[j:]
+        if rest:
+            values, i = _values(cmd, p, flag, spelled, args, i, w, sub_word(w, rest))
+        elif flag.optional:
+            values = ()
+        else:
+            values, i = _values(cmd, p, flag, spelled, args, i, w, None)
+        _record(cmd, p, flag, spelled, w, values)
+        return i
+    for flag, spelled in pending:
+        values, i = _values(cmd, p, flag, spelled, args, i, w, None)
+        _record(cmd, p, flag, spelled, w, values)
+    return i
+
+
+def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> list[Finding]:
+    """Read the arguments of ``call`` (or ``args``) against ``cmd`` and run its check."""
+    words = call.command.args if args is None else args
+    parsed = read_args(cmd, words, wild_tail=call.wild_tail)
+    out = list(parsed.findings)
+    if cmd.check is not None and not any(f.rule == "readonly.unknown_flag" for f in out):
+        out.extend(cmd.check(parsed, call))
+    if len(parsed.operands) < cmd.min_operands:
+        out.append(Finding(f"{cmd.name} needs {cmd.min_operands} operand(s) here",
+                           call.command.span, "readonly.operand"))
+    return out
+
+
+def flags(*specs: str | tuple[str, ...], takes: Takes = Takes.NONE) -> list[Flag]:
+    """Shorthand for many flags of one kind: ``flags("-a", ("-b", "--bytes"), takes=...)``."""
+    return [Flag(*(s if isinstance(s, tuple) else (s,)), takes=takes) for s in specs]

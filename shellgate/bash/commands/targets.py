@@ -1,0 +1,96 @@
+"""Where a write lands: inside the workspace (a WRITE) or anywhere else (EXEC).
+
+A target counts as inside only when it is static text (no expansion, glob or brace), resolves
+against every directory the command may run in (``Call.cwds``), stays under the workspace after
+``..`` is normalised, and still does after symlinks of the part that exists are followed (so a
+link to ``/etc`` inside the workspace is not a way out). Writes into a ``.git`` directory are
+never plain edits: hooks and config there run code later.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..facts import Context, Effect
+from ..ir import Via, Word
+from .spec import Call, Finding
+
+# Special files a write to is no file change at all.
+NULL_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
+
+_ORDER = (Effect.READ, Effect.WRITE, Effect.NETWORK, Effect.EXEC)
+
+
+def worst(effects: Iterable[Effect]) -> Effect:
+    """The strongest of ``effects`` (READ < WRITE < NETWORK < EXEC)."""
+    return max(effects, key=_ORDER.index, default=Effect.READ)
+
+
+def expand_home(text: str, ctx: Context) -> str:
+    if text == "~":
+        return str(ctx.home)
+    if text.startswith("~/"):
+        return str(ctx.home) + text[1:]
+    return text
+
+
+def _inside(path: str, roots: Iterable[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def resolve(text: str, call: Call) -> list[str] | None:
+    """Absolute, normalised paths ``text`` may name (one per possible cwd), or None."""
+    text = expand_home(text, call.ctx)
+    if os.path.isabs(text):
+        return [os.path.normpath(text)]
+    if call.cwds is None:
+        return None
+    return [os.path.normpath(os.path.join(str(c), text)) for c in call.cwds]
+
+
+def where(word: Word, call: Call) -> tuple[Effect, str]:
+    """(effect, why) of writing to ``word``: READ for a null sink, WRITE inside, EXEC outside."""
+    if not word.static or word.glob:
+        return Effect.EXEC, "a path that is only known at run time"
+    if "{}" in word.text and Via.FIND_EXEC in call.command.via:
+        return Effect.EXEC, "the files find chooses at run time"
+    if word.text in NULL_SINKS:
+        return Effect.READ, ""
+    if word.text.startswith(("/dev/tcp/", "/dev/udp/")):
+        return Effect.NETWORK, "a network socket"
+    paths = resolve(word.text, call)
+    if paths is None:
+        return Effect.EXEC, "a relative path after a cd to an unknown directory"
+    ws = Path(call.ctx.workspace)
+    roots = {os.path.normpath(str(ws)), os.path.realpath(ws)}
+    real_roots = {os.path.realpath(ws)}
+    for p in paths:
+        if ".git" in Path(p).parts:
+            return Effect.EXEC, f"{p} (inside a .git directory)"
+        if not _inside(p, roots):
+            return Effect.EXEC, f"{p} (outside the workspace)"
+        try:
+            real = os.path.realpath(p)
+        except (OSError, ValueError):
+            return Effect.EXEC, f"{p} (cannot be resolved)"
+        if not _inside(real, real_roots):
+            return Effect.EXEC, f"{p} (a symlink leads outside the workspace)"
+        if ".git" in Path(real).parts:
+            return Effect.EXEC, f"{p} (inside a .git directory)"
+    return Effect.WRITE, paths[0]
+
+
+def write_findings(words: Iterable[Word], call: Call, what: str) -> list[Finding]:
+    """One finding per written path: ``what`` is the verb phrase, e.g. ``"sed -i edits"``."""
+    out: list[Finding] = []
+    for w in words:
+        effect, why = where(w, call)
+        if effect is Effect.READ:
+            continue
+        if effect is Effect.WRITE:
+            out.append(Finding(f"{what} {w.text}", w.span, "readonly.write", Effect.WRITE))
+        else:
+            out.append(Finding(f"{what} {why}", w.span, "readonly.write", effect))
+    return out

@@ -1,0 +1,162 @@
+"""The IR of a bash command string: every command bash would execute, flattened.
+
+The parser (``parser.py``) produces a :class:`Script`; the walker (``walk.py``) fills
+``Script.commands`` with one :class:`Command` per command bash may start — top-level ones,
+nested ones (substitutions, here-doc bodies, ``${x:-$(…)}``, arithmetic), and the inner
+commands of wrappers (``sudo``, ``xargs``, ``find -exec``, ``bash -c``, ``eval`` …).
+
+Everything carries a :data:`Span` into the original text so that every reason given to a user
+can underline the token that caused it. The IR is analysis-only: nothing here is executable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+Span = tuple[int, int]
+"""Half-open ``[start, end)`` offsets into :attr:`Script.source`."""
+
+
+class Via(StrEnum):
+    """How a command is reached. A command nested twice carries the whole chain."""
+
+    TOP = "top"                    # a plain command of the script (lists, `&`, `;` included)
+    PIPELINE = "pipeline"          # a stage of `a | b` or `a |& b`
+    SUBSHELL = "subshell"          # `( … )`
+    GROUP = "group"                # `{ …; }`
+    FUNCTION = "function"          # the body of a function definition
+    LOOP = "loop"                  # for / while / until / select (header words or body)
+    CONDITION = "condition"        # if / elif / case / `[[ ]]` / `(( ))` operands
+    COPROC = "coproc"              # `coproc …`
+    CMDSUB = "cmdsub"              # `$( … )` or backticks
+    PROCSUB = "procsub"            # `<( … )` / `>( … )`
+    HEREDOC = "heredoc"            # a substitution inside an unquoted here-doc body
+    HERESTRING = "herestring"      # a substitution inside a `<<<` word
+    PARAM = "param"                # a substitution inside `${x:-…}` or an array subscript
+    ARITH = "arith"                # a substitution inside `$(( ))`, `$[ ]`, `(( ))`
+    REDIRECT = "redirect"          # a substitution inside a redirect target
+    ASSIGNMENT = "assignment"      # a substitution inside `x=…`
+    WRAPPER = "wrapper"            # the inner command of sudo/env/nice/timeout/time/exec/…
+    SHELL_C = "shell_c"            # the script of `bash -c '…'` / `sh -c` / `eval`
+    XARGS = "xargs"                # the command xargs runs
+    FIND_EXEC = "find_exec"        # the command of `find -exec/-execdir/-ok/-okdir`
+
+
+class CommandKind(StrEnum):
+    SIMPLE = "simple"      # argv words (maybe empty: `x=1` or a bare redirect)
+    TEST = "test"          # `[[ … ]]`: words are its operands; name is "[["
+    ARITH = "arith"        # `(( … ))` / `let`-like arithmetic command; name is "(("
+    FUNCDEF = "funcdef"    # `f() { … }`: defines, runs nothing by itself; name is the function
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One shell word after quote removal.
+
+    ``text`` is what bash would pass as the argument when ``static`` is true: quotes,
+    backslashes and ``$'…'`` decoded from the source slice. When the word contains an
+    expansion (``$x``, ``$(…)``, backticks, arithmetic, `~user`) ``static`` is false and
+    ``text`` holds the decoded literal parts with expansions kept in their source spelling —
+    good for display and prefix checks, never for trusting. ``glob`` is true when an
+    unquoted ``*``, ``?`` or ``[`` may make bash expand the word into other words.
+    """
+
+    text: str
+    raw: str
+    span: Span
+    static: bool = True
+    glob: bool = False
+    quoted: bool = False  # some part of the word was quoted or escaped
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """``name=value`` (or ``name+=value``, ``name=(…)``) before a command or alone."""
+
+    name: str
+    value: Word
+    span: Span
+    array: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """A redirection. ``op`` is bash's spelling: ``>``, ``>>``, ``<``, ``<>``, ``>|``, ``&>``,
+    ``&>>``, ``>&``, ``<&``, ``<<``, ``<<-``, ``<<<``. ``fd`` is the explicit source fd, if any.
+    For here-docs ``target`` is the delimiter and ``heredoc`` the body (``heredoc_quoted``: the
+    delimiter was quoted, so the body is inert text)."""
+
+    op: str
+    target: Word | None
+    span: Span
+    fd: int | None = None
+    heredoc: str | None = None
+    heredoc_quoted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command bash may execute.
+
+    ``via`` is the chain from the top of the script to this command (outermost first), e.g.
+    ``(Via.PIPELINE, Via.CMDSUB)``. ``parent`` is the index in :attr:`Script.commands` of the
+    command whose argument this command came from (the wrapper for WRAPPER/SHELL_C/XARGS/
+    FIND_EXEC) or whose words/redirects/assignments held the substitution; ``None`` at top.
+    """
+
+    words: tuple[Word, ...]
+    span: Span
+    via: tuple[Via, ...] = (Via.TOP,)
+    kind: CommandKind = CommandKind.SIMPLE
+    assignments: tuple[Assignment, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    parent: int | None = None
+    background: bool = False
+
+    @property
+    def name(self) -> str | None:
+        """The command name when it is static text, else None (a dynamic command name)."""
+        if self.kind is CommandKind.TEST:
+            return "[["
+        if self.kind is CommandKind.ARITH:
+            return "(("
+        if not self.words:
+            return None
+        first = self.words[0]
+        return first.text if first.static and not first.glob else None
+
+    @property
+    def args(self) -> tuple[Word, ...]:
+        return self.words[1:]
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return tuple(w.text for w in self.words)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseFailure:
+    """Why the front-end refused a command. Never raised: returned in :attr:`Script.error`."""
+
+    reason: str
+    span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """The result of parsing one command string.
+
+    When ``error`` is set the script was not fully understood: ``commands`` may hold what was
+    found before the failure (useful for display and warnings), but nothing may be concluded
+    from it about safety.
+    """
+
+    source: str
+    commands: tuple[Command, ...] = ()
+    error: ParseFailure | None = None
+    functions: tuple[str, ...] = field(default=())  # names defined by `f() { … }`
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

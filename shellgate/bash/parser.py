@@ -1,0 +1,71 @@
+"""Parse a bash command string into the IR: bashlex for the structure, our own lexer for
+everything bashlex gets wrong (``_lex.py``), our own word decoder (``_decode.py``), and the
+walker (``walk.py``) for the flat list of every command bash would run.
+
+:func:`parse` never raises. Whatever it cannot read exactly — bash syntax errors, constructs
+it does not support, inputs over the limits, NUL bytes, invalid UTF-8 — comes back as a
+``Script`` with ``error`` set (a :class:`~shellgate.bash.ir.ParseFailure` with a reason), so
+the caller fails closed.
+"""
+
+from __future__ import annotations
+
+from ._lex import LexError, prepass
+from .ir import ParseFailure, Script
+from .walk import Unsupported, Walker
+
+MAX_SOURCE = 256 * 1024   # characters; longer commands are refused outright
+
+
+def _fail(source: str, reason: str, span=None, commands=(), functions=()) -> Script:
+    return Script(source=source, commands=tuple(commands), error=ParseFailure(reason, span),
+                  functions=tuple(functions))
+
+
+def parse(source: str) -> Script:
+    """Parse ``source``; see the module docstring. Never raises."""
+    try:
+        return _parse(source)
+    except Exception as exc:  # last line of defence: a bug must fail closed, not crash
+        text = source if isinstance(source, str) else ""
+        return _fail(text, f"internal parser error: {type(exc).__name__}: {exc}")
+
+
+def _parse(source: str | bytes) -> Script:
+    if isinstance(source, bytes | bytearray):
+        try:
+            source = bytes(source).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return _fail(bytes(source).decode("utf-8", "replace"),
+                         f"invalid UTF-8 at byte {exc.start}")
+    if not isinstance(source, str):
+        return _fail(str(source), f"not a string: {type(source).__name__}")
+    if len(source) > MAX_SOURCE:
+        return _fail(source, f"command too long ({len(source)} characters; limit {MAX_SOURCE})")
+    nul = source.find("\x00")
+    if nul >= 0:
+        return _fail(source, "NUL byte in command (bash cannot receive it)", (nul, nul + 1))
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return _fail(source, "invalid UTF-8 (lone surrogate)", (exc.start, exc.end))
+    walker: Walker | None = None
+    try:
+        pp = prepass(source)
+        walker = Walker(source, pp)
+        walker.run()
+    except LexError as exc:
+        span = (exc.pos, exc.pos + 1) if exc.pos is not None else None
+        return _fail(source, exc.reason, span)
+    except Unsupported as exc:
+        return _fail(source, exc.reason, exc.span, walker.commands if walker else (),
+                     walker.functions if walker else ())
+    except RecursionError:
+        return _fail(source, "nesting too deep")
+    except NotImplementedError as exc:
+        return _fail(source, f"unsupported construct: {exc}")
+    except Exception as exc:  # bashlex raises AttributeError, IndexError … on odd input
+        return _fail(source, f"syntax error: {type(exc).__name__}: {exc}",
+                     None, walker.commands if walker else (), walker.functions if walker else ())
+    return Script(source=source, commands=tuple(walker.commands), error=None,
+                  functions=tuple(walker.functions))

@@ -1,0 +1,150 @@
+"""Files some commands read or write without naming them: ``gh auth token`` prints the token
+in ``~/.config/gh/hosts.yml``; ``git config --global core.pager …`` writes ``~/.gitconfig``;
+``crontab file`` installs a crontab. The path scanner reports these like a named path, with the
+span of the whole command."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .facts import Context, SensitiveHit
+from .ir import Command, CommandKind
+from .pathroles import Role
+
+
+@dataclass(frozen=True, slots=True)
+class Implicit:
+    words: tuple[str, ...]  # the command name, then subcommand words in order (options skipped)
+    path: str
+    role: Role
+    why: str
+    only_with: frozenset[str] = frozenset()  # only when one of these options is given
+    unless: frozenset[str] = frozenset()     # not when one of these options is given
+
+
+def _fs(*a: str) -> frozenset[str]:
+    return frozenset(a)
+
+
+IMPLICIT: tuple[Implicit, ...] = (
+    Implicit(("gh", "auth", "token"), "~/.config/gh/hosts.yml", Role.READ, "prints the GitHub token"),
+    Implicit(("gh", "auth", "status"), "~/.config/gh/hosts.yml", Role.READ, "prints the GitHub token",
+             only_with=_fs("-t", "--show-token")),
+    Implicit(("aws", "configure", "get"), "~/.aws/credentials", Role.READ, "prints a stored AWS key"),
+    Implicit(("aws", "configure", "export-credentials"), "~/.aws/credentials", Role.READ,
+             "prints AWS credentials"),
+    Implicit(("aws", "configure", "set"), "~/.aws/config", Role.WRITE,
+             "writes AWS config (credential_process)"),
+    Implicit(("gcloud", "auth", "print-access-token"), "~/.config/gcloud/credentials.db", Role.READ,
+             "prints a gcloud token"),
+    Implicit(("gcloud", "auth", "print-identity-token"), "~/.config/gcloud/credentials.db", Role.READ,
+             "prints a gcloud token"),
+    Implicit(("gcloud", "auth", "application-default", "print-access-token"),
+             "~/.config/gcloud/application_default_credentials.json", Role.READ, "prints a gcloud token"),
+    Implicit(("kubectl", "config", "view"), "~/.kube/config", Role.READ, "prints cluster credentials",
+             only_with=_fs("--raw")),
+    Implicit(("kubectl", "config", "set-credentials"), "~/.kube/config", Role.WRITE,
+             "writes cluster credentials (exec plugins run programs)"),
+    Implicit(("kubectl", "config", "set"), "~/.kube/config", Role.WRITE, "writes kubeconfig"),
+    Implicit(("git", "credential", "fill"), "~/.git-credentials", Role.READ, "prints stored git passwords"),
+    Implicit(("crontab",), "/var/spool/cron/crontabs/user", Role.WRITE, "installs or removes a crontab",
+             unless=_fs("-l")),
+    Implicit(("npm", "config", "set"), "~/.npmrc", Role.WRITE, "writes npm config (script-shell …)"),
+    Implicit(("npm", "set"), "~/.npmrc", Role.WRITE, "writes npm config (script-shell …)"),
+    Implicit(("pip", "config", "set"), "~/.config/pip/pip.conf", Role.WRITE, "re-points pip"),
+    Implicit(("pip3", "config", "set"), "~/.config/pip/pip.conf", Role.WRITE, "re-points pip"),
+    Implicit(("security", "find-generic-password"), "~/Library/Keychains/login.keychain-db", Role.READ,
+             "prints a keychain password", only_with=_fs("-w", "-g")),
+    Implicit(("security", "find-internet-password"), "~/Library/Keychains/login.keychain-db", Role.READ,
+             "prints a keychain password", only_with=_fs("-w", "-g")),
+    Implicit(("systemctl", "edit"), "/etc/systemd/system/unit.service", Role.WRITE, "edits a unit",
+             unless=_fs("--user")),
+    Implicit(("systemctl", "edit"), "~/.config/systemd/user/unit.service", Role.WRITE, "edits a user unit",
+             only_with=_fs("--user")),
+)
+
+# `git config` read forms; anything else writes a config file.
+_GIT_CONFIG_READS = _fs("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list",
+                        "--get-color", "--get-colorbool", "--show-origin", "--show-scope")
+_GIT_CONFIG_WRITES = _fs("--add", "--unset", "--unset-all", "--replace-all", "--rename-section",
+                         "--remove-section", "-e", "--edit")
+_GIT_CONFIG_VALUED = _fs("-f", "--file", "--blob", "--type", "--default", "--comment")
+
+
+def _split(cmd: Command) -> tuple[list[str], set[str]]:
+    """Non-option words (static ones only) and the option words of a command."""
+    words, opts = [], set()
+    for w in cmd.words:
+        if not w.static:
+            continue
+        if w.text.startswith("-") and len(w.text) > 1:
+            opts.add(w.text.split("=", 1)[0])
+        else:
+            words.append(w.text)
+    return words, opts
+
+
+def _in_order(needle: tuple[str, ...], hay: list[str]) -> bool:
+    if not hay or hay[0].rsplit("/", 1)[-1] != needle[0]:
+        return False
+    it = iter(hay[1:])
+    return all(any(x == n for x in it) for n in needle[1:])
+
+
+def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    from .paths import _hits_for_text
+
+    if cmd.kind is not CommandKind.SIMPLE or cmd.name is None:
+        return []
+    words, opts = _split(cmd)
+    out: list[SensitiveHit] = []
+    for imp in IMPLICIT:
+        if imp.only_with and not (opts & imp.only_with):
+            continue
+        if imp.unless & opts or not _in_order(imp.words, words):
+            continue
+        out.extend(_hits_for_text(imp.path, imp.role, ctx, cmd.span, dynamic=False, glob=False))
+    if words and words[0].rsplit("/", 1)[-1] == "git":
+        out.extend(_git_config(cmd, ctx))
+    return out
+
+
+def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    from .paths import _hits_for_text
+
+    texts = [w.text for w in cmd.words]
+    i, gitdir = 1, "."
+    while i < len(texts) and texts[i].startswith("-"):
+        if texts[i] == "-C" and i + 1 < len(texts):
+            gitdir = texts[i + 1] if texts[i + 1].startswith(("/", "~")) else gitdir + "/" + texts[i + 1]
+        i += 2 if texts[i] in ("-C", "-c", "--git-dir", "--work-tree", "--config-env") else 1
+    if i >= len(texts) or texts[i] != "config":
+        return []
+    rest = texts[i + 1:]
+    opts = {t.split("=", 1)[0] for t in rest if t.startswith("-")}
+    operands, j = [], 0
+    target = gitdir + "/.git/config"
+    while j < len(rest):
+        t = rest[j]
+        if t.startswith("-"):
+            key = t.split("=", 1)[0]
+            if key in ("-f", "--file"):
+                val = t.split("=", 1)[1] if "=" in t else (rest[j + 1] if j + 1 < len(rest) else "")
+                target = val or target
+            if key in _GIT_CONFIG_VALUED and "=" not in t:
+                j += 1
+        else:
+            operands.append(t)
+        j += 1
+    if opts & _GIT_CONFIG_READS or (operands and operands[0] in ("get", "list")):
+        return []
+    if not (opts & _GIT_CONFIG_WRITES) and len(operands) < 2 and not (operands and operands[0] in (
+            "set", "unset", "rename-section", "remove-section", "edit")):
+        return []
+    if "--global" in opts:
+        target = "~/.gitconfig"
+    elif "--system" in opts:
+        target = "/etc/gitconfig"
+    elif "--worktree" in opts:
+        target = gitdir + "/.git/config.worktree"
+    return _hits_for_text(target, Role.WRITE, ctx, cmd.span, dynamic=False, glob=False)

@@ -1,0 +1,163 @@
+"""How each command touches the paths in its arguments: the table the path scanner reads.
+
+A command not listed here is *unsure*: each of its operands is reported as a read for the
+leak class and as a write for the implant class, and a directory operand that contains
+credential directories counts (``tar czf x.tgz ~``). Entries exist to be *more precise* than
+that default: to say which words are data (``grep PATTERN``), which are written (``cp … DEST``),
+and which commands only look at names (``ls``), never at contents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Role(Enum):
+    NONE = "none"      # the words are not paths, or nothing is read or written (echo, cd, kill)
+    META = "meta"      # only names and metadata are seen (ls, stat, du): no hit
+    READ = "read"      # contents are read
+    WRITE = "write"    # contents are written, created or removed
+    RW = "rw"          # both (editors, sed -i)
+    ATTR = "attr"      # metadata changed (chmod +x .git/hooks/x arms a hook): implant only
+    UNSURE = "unsure"  # not known: leak as read, implant as write
+
+
+@dataclass(frozen=True, slots=True)
+class CmdPaths:
+    operands: Role
+    # The first operand is a program or pattern (grep, sed, awk, jq) unless one of these
+    # options supplies it.
+    first_is_data_unless: frozenset[str] | None = None
+    data_opts: frozenset[str] = frozenset()     # the next word (or =value) is data
+    read_opts: frozenset[str] = frozenset()     # the option's value is a file read
+    write_opts: frozenset[str] = frozenset()    # the option's value is a file written
+    use_opts: frozenset[str] = frozenset()      # the value is a key used for its purpose (ssh -i)
+    rw_flags: frozenset[str] = frozenset()      # these flags turn the operands RW (sed -i)
+    dest: bool = False                          # last operand (or -t DIR) is written (cp, mv)
+    tree: bool = False                          # directory operands are read/written as trees
+    tree_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
+    skip_first: bool = False                    # first operand is a mode/owner (chmod, chown)
+
+
+def _fs(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+_NONE = CmdPaths(Role.NONE)
+_META = CmdPaths(Role.META)
+_READ = CmdPaths(Role.READ)
+_WRITE = CmdPaths(Role.WRITE)
+_RW = CmdPaths(Role.RW)
+
+_GREP = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
+                 data_opts=_fs("-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--context",
+                               "--include", "--exclude", "--exclude-dir", "--label", "--color",
+                               "--colour", "-d", "-D"),
+                 read_opts=_fs("-f", "--file", "--exclude-from"),
+                 tree_flags=_fs("-r", "-R", "--recursive", "--dereference-recursive"))
+_RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
+               data_opts=_fs("-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T",
+                             "--type-not", "-m", "--max-count", "-A", "-B", "-C", "--context", "-r",
+                             "--replace", "-M", "--max-columns", "--max-depth", "-d", "-j", "--threads",
+                             "--type-add", "--colors", "--sort", "--sortr", "-E", "--encoding"),
+               read_opts=_fs("-f", "--file", "--ignore-file"), tree=True)
+_SED = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--expression", "-f", "--file"),
+                data_opts=_fs("-e", "--expression", "-l", "--line-length"),
+                read_opts=_fs("-f", "--file"), rw_flags=_fs("-i", "--in-place"))
+_AWK = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--file"),
+                data_opts=_fs("-v", "--assign", "-F", "--field-separator"),
+                read_opts=_fs("-f", "--file"))
+_JQ = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--from-file"),
+               data_opts=_fs("--arg", "--argjson", "--indent", "--tab"),
+               read_opts=_fs("-f", "--from-file", "--slurpfile", "--rawfile"))
+_PY = CmdPaths(Role.READ, data_opts=_fs("-c", "-m", "-W", "-X", "-Q"))
+_NODE = CmdPaths(Role.READ, data_opts=_fs("-e", "--eval", "-p", "--print", "-r", "--require", "--import",
+                                          "--input-type", "--loader"))
+_PERL = CmdPaths(Role.READ, data_opts=_fs("-e", "-E", "-M", "-m", "-I"),
+                 rw_flags=_fs("-i", "-pi", "-pie", "-ni"))
+_SHELL = CmdPaths(Role.READ, data_opts=_fs("-c", "-o", "-O", "+O"))
+_SORT = CmdPaths(Role.READ, data_opts=_fs("-k", "--key", "-t", "--field-separator", "-S",
+                                          "--buffer-size", "-T", "--temporary-directory"),
+                 write_opts=_fs("-o", "--output"), read_opts=_fs("--files0-from"))
+_DEST = CmdPaths(Role.READ, dest=True, data_opts=_fs("-S", "--suffix", "-m", "--mode", "-o", "--owner",
+                                                      "-g", "--group", "--backup"),
+                 tree_flags=_fs("-r", "-R", "--recursive", "-a", "--archive"))
+_RSYNC = CmdPaths(Role.READ, dest=True, tree=True,
+                  data_opts=_fs("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--port",
+                                "--chmod", "--chown", "--rsync-path", "-B", "--block-size"),
+                  read_opts=_fs("--exclude-from", "--include-from", "--files-from", "--password-file"))
+_SCP = CmdPaths(Role.READ, dest=True, tree=True,
+                data_opts=_fs("-P", "-o", "-c", "-l", "-J", "-S", "-D", "-X"),
+                use_opts=_fs("-i"), read_opts=_fs("-F"))
+_ATTR = CmdPaths(Role.ATTR, skip_first=True, read_opts=_fs("--reference"))
+_SSH = CmdPaths(Role.NONE, use_opts=_fs("-i"), read_opts=_fs("-F"))
+# Client certificates and keys are used for TLS, not sent; everything else is unsure
+# (`-d @.env` uploads, `-o ~/.bashrc` writes, `-K file` reads a config).
+_CURL = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--key", "--cert", "-E", "--cacert", "--capath",
+                                                     "--proxy-key", "--proxy-cert", "--proxy-cacert"))
+_WGET = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--private-key", "--certificate", "--ca-certificate",
+                                                     "--ca-directory"))
+_FIND = CmdPaths(Role.META)  # start paths; special-cased in paths.scan (-exec/-delete/-fprint)
+
+# Wrappers: their inner command is its own entry in Script.commands (Via.WRAPPER …); only the
+# words before it are the wrapper's own. Unwrapped by the parser or not, they read nothing.
+WRAPPERS: frozenset[str] = _fs(
+    "sudo", "doas", "env", "command", "builtin", "exec", "nice", "nohup", "timeout", "time", "xargs",
+    "stdbuf", "ionice", "setsid", "watch", "chronic", "unbuffer", "taskset", "chrt", "flock",
+    "caffeinate", "systemd-run", "su", "runuser", "strace", "ltrace", "eval",
+)
+
+COMMANDS: dict[str, CmdPaths] = {
+    **dict.fromkeys((
+        "echo", "printf", "true", "false", ":", "which", "type", "hash", "alias", "unalias", "export",
+        "unset", "readonly", "declare", "local", "typeset", "set", "shopt", "exit", "return", "shift",
+        "sleep", "kill", "pkill", "killall", "ps", "pgrep", "id", "whoami", "groups", "uname", "hostname",
+        "pwd", "cd", "pushd", "popd", "dirs", "man", "help", "info", "apropos", "whatis", "yes", "seq",
+        "expr", "date", "printenv", "history", "wait", "jobs", "fg", "bg", "disown", "trap", "umask",
+        "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "who", "test",
+        "[", "[[", "((", "let", "read", "getopts", "caller", "mapfile", "readarray", "notify-send",
+        "break", "continue", "enable", "complete", "compgen", "bind", "fc", "logout", "suspend",
+    ), _NONE),
+    **dict.fromkeys((
+        "ls", "dir", "vdir", "stat", "du", "df", "tree", "file", "realpath", "readlink", "namei",
+        "lsattr", "getfacl", "wc", "locate", "mlocate", "plocate", "exa", "eza", "lsd", "fd", "fdfind",
+    ), _META),
+    **dict.fromkeys((
+        "cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "uniq", "cut",
+        "paste", "join", "comm", "diff", "diff3", "sdiff", "cmp", "colordiff", "md5sum", "sha1sum",
+        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64", "base32",
+        "basenc", "xxd", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold", "expand",
+        "unexpand", "pr", "rev", "shuf", "look", "source", ".", "zcat", "zless", "zmore", "bzcat",
+        "xzcat", "zstdcat", "lz4cat", "open", "xdg-open", "pbcopy", "xclip", "xsel", "wl-copy",
+        "lua", "Rscript", "tclsh", "osascript", "deno", "bun", "tsx", "ts-node",
+    ), _READ),
+    **dict.fromkeys(("grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep"), _GREP),
+    **dict.fromkeys(("rg", "ag", "ack", "ack-grep", "ugrep", "git-grep"), _RG),
+    **dict.fromkeys(("sed", "gsed"), _SED),
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), _AWK),
+    **dict.fromkeys(("jq", "yq", "gojq", "jaq"), _JQ),
+    **dict.fromkeys(("python", "python2", "python3", "pypy", "pypy3", "ipython", "uv-run"), _PY),
+    **dict.fromkeys(("node", "nodejs"), _NODE),
+    **dict.fromkeys(("perl", "ruby"), _PERL),
+    **dict.fromkeys(("bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox-sh"), _SHELL),
+    **dict.fromkeys(("sort",), _SORT),
+    **dict.fromkeys((
+        "tee", "touch", "truncate", "shred", "mkdir", "rmdir", "rm", "unlink", "mkfifo", "mknod", "srm",
+        "wipe", "fallocate",
+    ), _WRITE),
+    **dict.fromkeys((
+        "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "emacsclient", "code", "code-insiders",
+        "cursor", "subl", "gedit", "kate", "ed", "ex", "micro", "kak", "hx", "joe", "mcedit", "sqlite3",
+    ), _RW),
+    **dict.fromkeys(("cp", "mv", "install", "ln", "link", "gcp"), _DEST),
+    "rsync": _RSYNC,
+    "scp": _SCP,
+    **dict.fromkeys(("chmod", "chown", "chgrp", "chattr", "setfacl"), _ATTR),
+    "ssh": _SSH,
+    "curl": _CURL,
+    "wget": _WGET,
+    "sftp": _SSH,
+    "ssh-add": CmdPaths(Role.NONE),  # loads keys into the agent; never prints them
+    "find": _FIND,
+}

@@ -1,0 +1,285 @@
+"""Is a parsed script read-only? And if not, what is the strongest thing it may do?
+
+``classify`` walks every command the parser's walker listed (top-level, nested, wrapper
+inners) and asks of each, in order:
+
+1. How it runs: a function definition (it could shadow a command) or a coprocess is refused.
+2. Assignments: ``VAR=x cmd`` and bare ``VAR=x`` change what later programs do (PAGER, PATH,
+   GIT_*, LD_PRELOAD …): refused.
+3. Expansions in words, redirect targets, assignment values and unquoted here-doc bodies:
+   ``${x@P}``, ``${!x}``, ``${x:=…}``, non-literal subscripts/offsets, arithmetic on anything
+   but literal numbers are refused (``commands/expansions.py``). Plain ``$x``, ``"$x"`` and
+   ``$(…)`` are fine here: the commands inside a substitution are listed and checked on their
+   own, and an expansion that could become an option is handled by the command's table
+   (``spec.is_wild``).
+4. ``[[ ]]`` and ``(( ))``: arithmetic operands must be literal numbers; ``-v``/``-R`` refused.
+5. Redirects: only ``>/dev/null``-style sinks, fd duplications (``2>&1``, ``>&2``), closing an fd,
+   and input (``<`` file, here-docs, here-strings) keep a command read-only. An output redirect
+   into the workspace is a WRITE, anywhere else (or ``/dev/tcp``) worse.
+6. The command name: dynamic names, path-qualified names (``./cat``, ``/bin/cat``), names of
+   functions the script defines, and names not on a list are refused; otherwise the command's
+   table (``commands/``) decides.
+
+Sensitive-path hits from ``paths.scan`` make the script not read-only and EXEC (the same
+scanner guards both decisions, as in the design write-up). A parse error is EXEC.
+
+The effect is the strongest finding: READ < WRITE < NETWORK < EXEC. ``readonly`` is true exactly
+when there is no finding at all.
+
+``cd``: static targets are followed (every candidate directory is kept, a superset), so git's
+config check and relative write targets use the directories the commands may really run in;
+``cd -``, ``popd`` and dynamic targets make the directory unknown.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .commands import expansions, registry
+from .commands.spec import Call, Command, Finding, run_checks
+from .commands.targets import expand_home, where, worst
+from .facts import Context, Effect, PathOp, Reason, SensitiveHit
+from .ir import Command as IRCommand
+from .ir import CommandKind, Redirect, Script, Via, Word
+
+_ARITH_CMP = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_INPUT_OPS = frozenset({"<", "<<", "<<-", "<<<"})
+_OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>"})
+_DUP_OPS = frozenset({">&", "<&"})
+_MAX_CWDS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class ReadonlyResult:
+    readonly: bool
+    effect: Effect
+    reasons: tuple[Reason, ...]
+
+
+def classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...]) -> ReadonlyResult:
+    """Classify ``script``; see the module docstring. Never raises."""
+    try:
+        return _classify(script, ctx, sensitive)
+    except Exception as exc:  # a bug here must fail closed
+        return ReadonlyResult(False, Effect.EXEC, (Reason(
+            f"internal error in the read-only check: {type(exc).__name__}: {exc}", None,
+            "readonly.internal"),))
+
+
+def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...]) -> ReadonlyResult:
+    if script.error is not None:
+        return ReadonlyResult(False, Effect.EXEC, (Reason(
+            f"the command could not be fully parsed: {script.error.reason}", script.error.span,
+            "readonly.parse"),))
+    findings: list[Finding] = []
+    cwds = candidate_cwds(script, ctx)
+    for i, cmd in enumerate(script.commands):
+        call = Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via))
+        findings.extend(check_command(call))
+    sensitive = tuple(sensitive) + _rescan(script, ctx, cwds, findings)
+    for hit in sensitive:
+        if hit.op in (PathOp.READ, PathOp.WRITE):
+            verb = "reads" if hit.op is PathOp.READ else "writes"
+            findings.append(Finding(f"{verb} a sensitive path: {hit.path} ({hit.cls.value})", hit.span,
+                                    "readonly.sensitive", Effect.EXEC))
+    reasons = tuple(dict.fromkeys(Reason(f.message, f.span, f.rule) for f in findings))
+    effect = worst(f.effect for f in findings)
+    return ReadonlyResult(not findings, effect, reasons)
+
+
+def xargs_tail(via: tuple[Via, ...]) -> bool:
+    """Whether xargs appends its input to this command's argv: it is xargs's inner command,
+    possibly through more wrappers (``xargs timeout 5 sort``)."""
+    if Via.XARGS not in via:
+        return False
+    last = len(via) - 1 - via[::-1].index(Via.XARGS)
+    return all(v in (Via.WRAPPER, Via.XARGS) for v in via[last + 1:])
+
+
+def _rescan(script: Script, ctx: Context, cwds: tuple[Path, ...] | None,
+            findings: list[Finding]) -> tuple[SensitiveHit, ...]:
+    """The sensitive-path scan resolves relative paths against the context's cwd; after a
+    ``cd`` they may name other files (``cd ~/.aws && cat credentials``): scan again from every
+    candidate directory. An unknown ``cd`` target leaves relative paths unresolvable."""
+    if cwds is None:
+        findings.append(Finding("cd to a directory only known at run time: relative paths after it "
+                                "cannot be checked", None, "readonly.cd"))
+        return ()
+    from . import paths
+
+    extra: list[SensitiveHit] = []
+    for c in cwds[1:]:
+        extra.extend(paths.scan(script, replace(ctx, cwd=c)))
+    return tuple(extra)
+
+
+# --- where commands run ----------------------------------------------------------------------------
+
+def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
+    """The context's cwd plus every static ``cd``/``pushd`` target (resolved against each
+    candidate so far, in order); None when a ``cd`` goes somewhere unknown."""
+    cwds: list[Path] = [Path(os.path.normpath(ctx.cwd))]
+    for cmd in script.commands:
+        if cmd.name not in ("cd", "pushd", "popd") or cmd.kind is not CommandKind.SIMPLE:
+            continue
+        if cmd.name == "popd":
+            return None
+        args = [w for w in cmd.args if not (w.static and w.text in ("-L", "-P", "-e", "-@", "--", "-n"))]
+        if not args:
+            target = "~"
+        elif len(args) == 1 and args[0].static and not args[0].glob and args[0].text != "-":
+            target = args[0].text
+        else:
+            return None
+        target = expand_home(target, ctx)
+        new = [Path(os.path.normpath(os.path.join(str(c), target))) for c in cwds]
+        cwds = list(dict.fromkeys([*cwds, *new]))
+        if len(cwds) > _MAX_CWDS:
+            return None
+    return tuple(cwds)
+
+
+# --- one command -----------------------------------------------------------------------------------
+
+def check_command(call: Call) -> list[Finding]:
+    cmd = call.command
+    out: list[Finding] = []
+    if cmd.kind is CommandKind.FUNCDEF:
+        return [Finding(f"defines a function '{cmd.words[0].text if cmd.words else '?'}' (it could "
+                        "shadow a command)", cmd.span, "readonly.funcdef")]
+    if Via.COPROC in cmd.via:
+        out.append(Finding("runs a coprocess", cmd.span, "readonly.coproc"))
+    out.extend(_assignments(cmd))
+    out.extend(_expansions(cmd))
+    out.extend(_redirects(cmd, call))
+    if cmd.kind is CommandKind.TEST:
+        return out + _double_bracket(cmd)
+    if cmd.kind is CommandKind.ARITH:
+        return out + _arith_command(cmd)
+    if not cmd.words:
+        return out
+    return out + _named(call)
+
+
+def _assignments(cmd: IRCommand) -> list[Finding]:
+    out = []
+    for a in cmd.assignments:
+        if cmd.words:
+            out.append(Finding(f"prefix assignment {a.name}=… changes the environment of "
+                               f"{cmd.words[0].text}", a.span, "readonly.assignment"))
+        else:
+            out.append(Finding(f"assignment {a.name}=… changes a shell variable (later commands may "
+                               "use it)", a.span, "readonly.assignment"))
+    return out
+
+
+def _word_expansions(w: Word) -> list[Finding]:
+    if w.static:
+        return []
+    return [Finding(why, w.span, "readonly.expansion") for why in expansions.problems(w.raw)]
+
+
+def _expansions(cmd: IRCommand) -> list[Finding]:
+    if cmd.kind is CommandKind.ARITH:
+        return []  # checked as a whole below
+    out: list[Finding] = []
+    for w in cmd.words:
+        out.extend(_word_expansions(w))
+    for a in cmd.assignments:
+        out.extend(_word_expansions(a.value))
+    for r in cmd.redirects:
+        if r.target is not None and r.op not in ("<<", "<<-"):
+            out.extend(_word_expansions(r.target))
+        if r.heredoc is not None and not r.heredoc_quoted:
+            out.extend(Finding(f"here-document: {why}", r.span, "readonly.expansion")
+                       for why in expansions.problems(r.heredoc, heredoc=True))
+    return out
+
+
+def _double_bracket(cmd: IRCommand) -> list[Finding]:
+    out: list[Finding] = []
+    words = cmd.words
+    for k, w in enumerate(words):
+        if w.static and w.text in ("-v", "-R") and not w.quoted:
+            out.append(Finding(f"[[ {w.text} ]] evaluates a variable name (a[$(cmd)] runs cmd)", w.span,
+                               "readonly.expansion"))
+        if w.static and not w.quoted and w.text in _ARITH_CMP:
+            for nb in (words[k - 1] if k else None, words[k + 1] if k + 1 < len(words) else None):
+                if nb is None or not (nb.static and nb.text.strip().lstrip("+-").isdigit()):
+                    span = nb.span if nb is not None else w.span
+                    out.append(Finding(f"[[ … {w.text} … ]] evaluates its operands as arithmetic "
+                                       "(a value like a[$(cmd)] runs cmd)", span, "readonly.expansion"))
+    return out
+
+
+def _arith_command(cmd: IRCommand) -> list[Finding]:
+    text = " ".join(w.raw for w in cmd.words)
+    why = expansions.arith_problem(text)
+    return [Finding(f"(( )) {why}", cmd.span, "readonly.expansion")] if why else []
+
+
+def _redirects(cmd: IRCommand, call: Call) -> list[Finding]:
+    out: list[Finding] = []
+    for r in cmd.redirects:
+        out.extend(_redirect(r, call))
+    return out
+
+
+def _redirect(r: Redirect, call: Call) -> list[Finding]:
+    op, t = r.op, r.target
+    if op in ("<<", "<<-", "<<<"):
+        return []
+    if t is None:
+        return [Finding(f"redirection {op} without a target", r.span, "readonly.redirect")]
+    if op in _DUP_OPS:
+        if t.static and (t.text.isdigit() or t.text == "-"):
+            return []
+        if op == ">&":  # `>&file` is `&>file`
+            op = "&>"
+        else:
+            return [Finding(f"redirection {op}{t.text} duplicates an unknown descriptor", r.span,
+                            "readonly.redirect")]
+    if op == "<":
+        if not t.static or t.glob:
+            return [Finding("input redirection from a path only known at run time", r.span,
+                            "readonly.redirect")]
+        if t.text.startswith(("/dev/tcp/", "/dev/udp/")):
+            return [Finding(f"< {t.text} opens a network connection", r.span, "readonly.redirect",
+                            Effect.NETWORK)]
+        return []
+    if op in _OUTPUT_OPS or op == "<>":
+        effect, why = where(t, call)
+        if effect is Effect.READ:
+            return []
+        if effect is Effect.WRITE:
+            return [Finding(f"redirects output into {t.text}", r.span, "readonly.redirect", Effect.WRITE)]
+        return [Finding(f"redirects output into {why}", r.span, "readonly.redirect", effect)]
+    return [Finding(f"redirection {op} is not on the read-only list", r.span, "readonly.redirect")]
+
+
+def _named(call: Call) -> list[Finding]:
+    cmd = call.command
+    name = cmd.name
+    first = cmd.words[0]
+    if name is None:
+        return [Finding("the command name is only known at run time", first.span, "readonly.dynamic_name")]
+    if "/" in name:
+        return [Finding(f"runs {name} by path (only plain command names are trusted)", first.span,
+                        "readonly.path_command")]
+    if name in call.script.functions:
+        return [Finding(f"calls the function '{name}' defined in this command", first.span,
+                        "readonly.function_call")]
+    spec = registry.lookup(name)
+    if spec is None:
+        why = registry.refusal(name)
+        msg = f"{name} {why}" if why else f"unknown command '{name}' (not on the read-only list)"
+        return [Finding(msg, first.span, "readonly.unknown_command")]
+    if isinstance(spec, Command):
+        found = run_checks(spec, call)
+        if spec.effect is not Effect.READ:
+            found.append(Finding(f"{name} talks to the network", first.span, "readonly.network",
+                                 spec.effect))
+        return found
+    return spec(call)

@@ -1,0 +1,91 @@
+"""``shellgate check``: one command (human or JSON) or a JSONL batch.
+
+The batch streams: lines are read lazily and results written in input order, so memory stays
+flat over millions of commands; ``--jobs`` spreads the work over processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+from .check import Gate, Verdict
+
+DECISION_EXIT = {"allow": 0, "ask": 3, "deny": 4}
+_CHUNK = 64
+
+
+def make_gate(mode: str | None, cwd: str | None, config: str | None, plan: bool) -> Gate:
+    return Gate(workspace=cwd or os.getcwd(), mode=mode, config=config, plan=plan)
+
+
+def run_one(command: str, *, mode: str | None, cwd: str | None, config: str | None, plan: bool,
+            as_json: bool, out: IO[str] | None = None) -> int:
+    verdict = make_gate(mode, cwd, config, plan).check(command, cwd=cwd)
+    if as_json:
+        print(json.dumps(verdict.to_json(), ensure_ascii=False), file=out)
+    else:
+        from .render import print_verdict
+
+        print_verdict(verdict, file=out)
+    return DECISION_EXIT.get(verdict.decision, 4)
+
+
+# --- batch -------------------------------------------------------------------------------
+
+_worker_gate: Gate | None = None
+
+
+def _init_worker(mode: str | None, cwd: str | None, config: str | None, plan: bool) -> None:
+    global _worker_gate
+    _worker_gate = make_gate(mode, cwd, config, plan)
+
+
+def _check_line(line: str) -> str:
+    """One input line -> one output line. Bad input yields an error object, never a crash."""
+    assert _worker_gate is not None
+    try:
+        obj = json.loads(line)
+        cmd = obj["cmd"] if isinstance(obj, dict) else None
+        if not isinstance(cmd, str):
+            raise ValueError("expected a JSON object with a string 'cmd' key")
+    except (ValueError, KeyError) as exc:
+        return json.dumps({"error": f"bad input line: {exc}", "decision": "deny"})
+    result: dict[str, Any] = _worker_gate.check(cmd).to_json()
+    return json.dumps(result, ensure_ascii=False)
+
+
+def _lines(src: IO[str]) -> Iterator[str]:
+    for line in src:
+        if line.strip():
+            yield line
+
+
+def check_lines(lines: Iterable[str], *, mode: str | None, cwd: str | None, config: str | None,
+                plan: bool, jobs: int) -> Iterator[str]:
+    """Results for ``lines`` in input order, using ``jobs`` processes (0 = all cores)."""
+    jobs = os.cpu_count() or 1 if jobs <= 0 else jobs
+    if jobs == 1:
+        _init_worker(mode, cwd, config, plan)
+        yield from map(_check_line, lines)
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver")
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(mode, cwd, config, plan)) as pool:
+        yield from pool.imap(_check_line, lines, chunksize=_CHUNK)
+
+
+def run_batch(src: IO[str], out: IO[str], *, mode: str | None, cwd: str | None,
+              config: str | None, plan: bool, jobs: int) -> int:
+    for result in check_lines(_lines(src), mode=mode, cwd=cwd, config=config, plan=plan,
+                              jobs=jobs):
+        out.write(result + "\n")
+    out.flush()
+    return 0
+
+
+def verdict_json(verdict: Verdict) -> str:
+    return json.dumps(verdict.to_json(), ensure_ascii=False)

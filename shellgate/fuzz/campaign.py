@@ -1,0 +1,385 @@
+"""``shellgate fuzz``: generate, ask the gate, execute what it auto-allows, report side effects.
+
+The parent builds the material once (seeds, policy rules, each program's harvested flags) and
+starts ``jobs`` worker processes; each owns a sandboxed world (:class:`~.oracle.Oracle`) and a
+gate for it, and loops until the deadline: generate -> ``Gate.check`` -> if allowed, run in the
+oracle -> on an effect, minimize, name the cause, report. The parent shows a progress bar,
+deduplicates causes across workers, writes the findings as JSON lines and prints a summary.
+
+Exit status: 0 no findings, 1 findings, 2 the campaign could not run (no sandbox, bad config).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import generators, minimize, policy_seeds, programs
+from .flags import harvest_all
+from .oracle import KINDS, Oracle, OracleUnavailable
+
+# The kind a finding is minimized and named by, when a command shows several.
+PRIORITY = ("exec", "connect", "secret-read", "delete", "write")
+assert set(PRIORITY) == set(KINDS)
+
+STATS_EVERY = 0.25          # seconds between a worker's progress messages
+MINIMIZE_TESTS = 120        # oracle runs one minimization may spend
+GRACE = 90.0                # seconds a worker may overrun the deadline to finish a minimization
+
+
+def project_root() -> Path:
+    return Path(__file__).resolve().parent.parent.parent
+
+
+def seed_dirs() -> list[Path]:
+    root = project_root()
+    return [root / "corpus", root / "fuzz" / "seeds"]
+
+
+@dataclass
+class Stats:
+    generated: int = 0
+    allowed: int = 0
+    executed: int = 0
+    timeouts: int = 0
+    effects: int = 0          # executions that showed any effect (before dedup)
+    duplicates: int = 0
+    gate_errors: int = 0
+    minimize_runs: int = 0
+    gen_seconds: float = 0.0  # time spent generating + checking (not executing)
+    exec_seconds: float = 0.0
+
+    def add(self, other: Stats) -> None:
+        for k, v in asdict(other).items():
+            setattr(self, k, getattr(self, k) + v)
+
+
+@dataclass
+class WorkerSpec:
+    index: int
+    seed: int
+    deadline: float
+    mode: str
+    config: str | None
+    timeout: float
+    material: generators.Material
+    gate_factory: Callable[[Oracle, str, str | None], Any] | None = None
+    max_tests: int = MINIMIZE_TESTS
+    max_commands: int | None = None   # stop after this many generated commands (tests, benches)
+
+
+def default_gate(oracle: Oracle, mode: str, config: str | None) -> Any:
+    """The real gate for the oracle's world (its workspace, its fake HOME)."""
+    from ..check import Gate
+
+    return Gate(oracle.workspace, mode=mode, config=config, home=oracle.home)
+
+
+def primary_kind(kinds: frozenset[str] | set[str]) -> str:
+    return next(k for k in PRIORITY if k in kinds)
+
+
+@dataclass
+class _Worker:
+    spec: WorkerSpec
+    out: Any                                   # multiprocessing queue
+    stats: Stats = field(default_factory=Stats)
+    known: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    stats_total: int = 0
+
+    def run(self) -> None:
+        spec = self.spec
+        try:
+            oracle = Oracle(timeout=spec.timeout)
+        except OracleUnavailable as exc:
+            self.out.put(("fatal", spec.index, str(exc)))
+            return
+        try:
+            self.out.put(("ready", spec.index, str(oracle.base)))
+            self._loop(oracle)
+        except Exception as exc:  # a crashed worker must not hang the campaign
+            import traceback
+
+            self.out.put(("fatal", spec.index, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+        finally:
+            self.out.put(("stats", spec.index, asdict(self.stats)))
+            oracle.close()
+            self.out.put(("done", spec.index, None))
+
+    def _loop(self, oracle: Oracle) -> None:
+        spec = self.spec
+        factory = spec.gate_factory or default_gate
+        self.gate = factory(oracle, spec.mode, spec.config)
+        self.oracle = oracle
+        material = spec.material
+        material.home, material.workspace = str(oracle.home), str(oracle.workspace)
+        gen = generators.Generator(material, generators.SeededRng(f"{spec.seed}/{spec.index}"))
+        self.universes = material.universes
+        last = time.monotonic()
+        while time.time() < spec.deadline:
+            if spec.max_commands is not None and self.stats_total >= spec.max_commands:
+                break
+            self.stats_total += 1
+            t0 = time.perf_counter()
+            g = gen.command()
+            verdict = self._check(g.cmd)
+            self.stats.generated += 1
+            self.stats.gen_seconds += time.perf_counter() - t0
+            if verdict is None or verdict.decision != "allow":
+                continue
+            self.stats.allowed += 1
+            t1 = time.perf_counter()
+            obs = oracle.run(g.cmd)
+            self.stats.exec_seconds += time.perf_counter() - t1
+            self.stats.executed += 1
+            self.stats.timeouts += obs.timed_out
+            if not obs.effects:
+                gen.feedback(g.cmd, True)
+            else:
+                self.stats.effects += 1
+                self._finding(g, verdict, obs)
+            if time.monotonic() - last > STATS_EVERY:
+                self.out.put(("stats", spec.index, asdict(self.stats)))
+                self.stats = Stats()
+                last = time.monotonic()
+
+    def _check(self, cmd: str) -> Any:
+        try:
+            return self.gate.check(cmd, cwd=self.oracle.workspace)
+        except Exception as exc:  # the gate must never raise: that is a bug worth reporting
+            self.stats.gate_errors += 1
+            if self.stats.gate_errors <= 3:
+                err = {"cmd": cmd, "error": f"{type(exc).__name__}: {exc}"}
+                self.out.put(("gate-error", self.spec.index, err))
+            return None
+
+    def _duplicate(self, cmd: str, kind: str) -> bool:
+        """Is this already explained by a known cause (its program and flags all present)?"""
+        words = set(minimize.cause(cmd, kind, self.universes).split(":", 1)[1].split())
+        return any(k == kind and need <= words for k, need in self.known)
+
+    def _finding(self, g: generators.Generated, verdict: Any, obs: Any) -> None:
+        kind = primary_kind(obs.kinds)
+        if self._duplicate(g.cmd, kind):
+            self.stats.duplicates += 1
+            return
+
+        def still(cmd: str) -> bool:
+            v = self._check(cmd)
+            if v is None or v.decision != "allow":
+                return False
+            self.stats.minimize_runs += 1
+            return kind in self.oracle.run(cmd).kinds
+
+        small = minimize.minimize(g.cmd, still, self.spec.max_tests)
+        final = self.oracle.run(small)
+        v = self._check(small) or verdict
+        if kind not in final.kinds:   # flaky effect: keep the original
+            small, final, v = g.cmd, obs, verdict
+        key = minimize.cause(small, kind, self.universes)
+        self.known.append((kind, frozenset(key.split(":", 1)[1].split())))
+        self.out.put(("finding", self.spec.index, {
+            "cmd": small,
+            "effects": [e.to_json() for e in final.effects],
+            "kind": kind,
+            "rule": getattr(v, "rule", ""),
+            "reason": getattr(v, "reason", ""),
+            "readonly": bool(getattr(getattr(v, "analysis", None), "readonly", False)),
+            "decision": getattr(v, "decision", "allow"),
+            "cause": key,
+            "original": g.cmd,
+            "origin": g.origin,
+            "from": g.seed,
+            "seed": self.spec.seed,
+            "worker": self.spec.index,
+        }))
+
+
+def _worker_main(spec: WorkerSpec, out: Any) -> None:
+    _Worker(spec, out).run()
+
+
+# -- the parent -------------------------------------------------------------------------------
+
+def build_material(config: str | None, harvest_jobs: int = 8) -> generators.Material:
+    """Seeds, policy rules and flag universes: everything the workers generate from."""
+    policy = policy_seeds.seeds(config)
+    names = sorted(programs.readonly_programs())
+    prefixes = generators.program_prefixes(names, policy)
+    universes = harvest_all(prefixes, jobs=harvest_jobs)
+    return generators.Material(programs=tuple(prefixes), universes=universes,
+                               seeds=generators.load_seeds(*seed_dirs()), policy=tuple(policy))
+
+
+@dataclass
+class Result:
+    stats: Stats
+    findings: list[dict[str, Any]]
+    hits: dict[str, int]
+    gate_errors: list[dict[str, Any]]
+    fatal: list[str]
+    seconds: float
+
+
+def run(seconds: float, seed: int = 0, jobs: int = 2, config: str | None = None, mode: str = "balanced",
+        timeout: float = 3.0, gate_factory: Callable[[Oracle, str, str | None], Any] | None = None,
+        progress: Callable[[Stats, int, float], None] | None = None,
+        material: generators.Material | None = None, max_commands: int | None = None) -> Result:
+    """Run a campaign and return its results (no printing; :func:`main` prints)."""
+    material = material or build_material(config)
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+    start = time.time()
+    deadline = start + seconds
+    procs = []
+    for i in range(max(1, jobs)):
+        spec = WorkerSpec(i, seed, deadline, mode, config, timeout, material, gate_factory,
+                          max_commands=max_commands)
+        p = ctx.Process(target=_worker_main, args=(spec, out), daemon=True)
+        p.start()
+        procs.append(p)
+    total = Stats()
+    findings: dict[str, dict[str, Any]] = {}
+    hits: dict[str, int] = {}
+    gate_errors: list[dict[str, Any]] = []
+    fatal: list[str] = []
+    bases: list[str] = []
+    done = 0
+    try:
+        while done < len(procs):
+            try:
+                msg, idx, payload = out.get(timeout=0.2)
+            except queue.Empty:
+                if time.time() > deadline + GRACE or not any(p.is_alive() for p in procs):
+                    break
+                if progress:
+                    progress(total, len(findings), time.time() - start)
+                continue
+            if msg == "stats":
+                total.add(Stats(**payload))
+            elif msg == "finding":
+                key = payload["cause"]
+                hits[key] = hits.get(key, 0) + 1
+                old = findings.get(key)
+                if old is None or len(payload["cmd"]) < len(old["cmd"]):
+                    findings[key] = payload
+            elif msg == "gate-error":
+                gate_errors.append(payload)
+            elif msg == "fatal":
+                fatal.append(f"worker {idx}: {payload}")
+            elif msg == "ready":
+                bases.append(payload)
+            elif msg == "done":
+                done += 1
+            if progress:
+                progress(total, len(findings), time.time() - start)
+    finally:
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.kill()
+                p.join()
+        for b in bases:   # a killed worker leaves its world behind
+            if os.path.isdir(b):
+                from .fixture import _force_rmtree
+
+                _force_rmtree(Path(b))
+    return Result(total, list(findings.values()), hits, gate_errors, fatal, time.time() - start)
+
+
+def write_findings(path: str | Path, findings: list[dict[str, Any]]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for item in findings:
+            f.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
+def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None = None,
+         findings_path: str | None = None, *, mode: str = "balanced", timeout: float = 3.0,
+         console: Any = None, material: generators.Material | None = None,
+         gate_factory: Callable[[Oracle, str, str | None], Any] | None = None,
+         max_commands: int | None = None) -> int:
+    """Entry point of ``shellgate fuzz``. ``jobs=0`` means one worker per core."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = console or Console(stderr=True)
+    jobs = jobs or os.cpu_count() or 1
+    try:
+        if material is None:
+            with console.status("harvesting flag universes…"):
+                material = build_material(config)
+    except (OSError, ValueError) as exc:
+        console.print(f"[red]cannot read the policy: {exc}")
+        return 2
+    console.print(f"fuzzing for {seconds:g}s with {jobs} worker(s), seed {seed}, mode {mode}, "
+                  f"policy {config or '(default)'}: {len(material.programs)} program prefixes, "
+                  f"{sum(len(u.flags) for u in material.universes.values())} harvested flags, "
+                  f"{len(material.seeds)} seeds, {len(material.policy)} allow rule(s)")
+    columns = (TextColumn("[bold]fuzz"), BarColumn(), TextColumn("{task.fields[line]}"),
+               TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("fuzz", total=seconds, line="")
+
+        def progress(s: Stats, n_findings: int, elapsed: float) -> None:
+            rate = s.generated / elapsed if elapsed > 0 else 0.0
+            bar.update(task, completed=min(elapsed, seconds), line=(
+                f"{rate:6.0f} cmd/s  allowed {s.allowed}  executed {s.executed}  findings {n_findings}"))
+
+        result = run(seconds, seed, jobs, config, mode, timeout, gate_factory=gate_factory,
+                     progress=progress, material=material, max_commands=max_commands)
+        bar.update(task, completed=seconds)
+    if result.fatal:
+        for f in result.fatal:
+            console.print(f"[red]{f}")
+        if result.stats.generated == 0:
+            return 2
+    if findings_path:
+        write_findings(findings_path, result.findings)
+    print_summary(console, result, findings_path)
+    return 1 if result.findings else 0
+
+
+def print_summary(console: Any, r: Result, findings_path: str | None) -> None:
+    from rich.table import Table
+
+    s, secs = r.stats, max(r.seconds, 1e-9)
+    t = Table(title="fuzz summary", show_header=False)
+    t.add_column("what")
+    t.add_column("value", justify="right")
+    t.add_row("commands generated", f"{s.generated}  ({s.generated / secs:.0f}/s)")
+    t.add_row("auto-allowed", f"{s.allowed}  ({100 * s.allowed / max(s.generated, 1):.1f}%)")
+    t.add_row("executed", f"{s.executed}  ({s.executed / secs:.1f}/s)")
+    t.add_row("minimization runs", str(s.minimize_runs))
+    t.add_row("timeouts", str(s.timeouts))
+    t.add_row("executions with an effect", str(s.effects))
+    t.add_row("gate errors", str(s.gate_errors))
+    t.add_row("unique findings", str(len(r.findings)))
+    console.print(t)
+    if r.findings:
+        ft = Table(title=f"findings{' -> ' + findings_path if findings_path else ''}")
+        for col in ("kind", "command", "effect", "let through by", "hits"):
+            ft.add_column(col)
+        for f in sorted(r.findings, key=lambda f: (f["kind"], f["cmd"])):
+            eff = next((e["detail"] for e in f["effects"] if e["kind"] == f["kind"]), "")
+            ft.add_row(f["kind"], f["cmd"], eff, f["rule"] or ("read-only" if f["readonly"] else "?"),
+                       str(r.hits.get(f["cause"], 1)))
+        console.print(ft)
+    for e in r.gate_errors[:5]:
+        console.print(f"[yellow]gate raised on {e['cmd']!r}: {e['error']}")
+
+
+if __name__ == "__main__":  # python -m shellgate.fuzz.campaign SECONDS [SEED] [CONFIG]
+    import sys
+
+    a = sys.argv[1:]
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(main(float(a[0]) if a else 30, int(a[1]) if len(a) > 1 else 0, 0,
+                      a[2] if len(a) > 2 else None, "fuzz-findings.jsonl"))

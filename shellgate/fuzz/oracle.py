@@ -1,0 +1,433 @@
+"""The execution oracle: run one command in a throwaway world and report what it did.
+
+A command the gate would auto-allow is executed by ``bash -c`` inside bubblewrap (read-only
+root, no network, own PID namespace, the real HOME masked) with only the fixture's workspace,
+fake HOME and scratch /tmp writable. Effects are observed from outside:
+
+- ``write`` / ``delete``: a snapshot diff of the writable trees (ctime catches every content or
+  metadata change); attempts to write elsewhere (refused by the read-only root) from the trace;
+- ``secret-read``: a canary file opened for reading (trace) or a canary token in the output;
+- ``connect``: any connect/send to an inet or unix socket address (trace; the network namespace
+  is empty, so the attempt is what can be seen — an in-namespace listener would add nothing);
+- ``exec``: a program executed that is not on the read-only list (trace).
+
+Without strace only the snapshot and output effects are observed (``Oracle.traced`` is false).
+Without bubblewrap the oracle refuses to run anything: fuzzed commands are hostile by design.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import fixture, trace
+from .programs import exec_allowed as default_exec_allowed
+from .programs import helper_allowed
+
+SYSTEM_BIN_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+SANDBOX_PATH = ":".join(SYSTEM_BIN_DIRS)
+
+# Opens/unix sockets that libc and bash make on their own; never an effect.
+_IGNORED_WRITE_PATHS = ("/dev/null", "/dev/tty", "/dev/zero", "/dev/full", "/dev/stdout",
+                        "/dev/stderr", "/dev/stdin")
+_IGNORED_WRITE_PREFIXES = ("/dev/fd/", "/proc/self/fd/", "/dev/pts/", "/proc/self/task/")
+_IGNORED_UNIX_SOCKETS = ("/var/run/nscd/socket", "/run/nscd/socket", "/run/systemd/userdb/",
+                         "/run/systemd/journal/")
+
+KINDS = ("write", "delete", "secret-read", "connect", "exec")
+OUTPUT_CAP = 1 << 20          # bytes of stdout/stderr kept and searched for canaries
+FILE_SIZE_LIMIT = 64 << 20    # RLIMIT_FSIZE for the command: no runaway output files
+
+
+class OracleUnavailable(RuntimeError):
+    """The host cannot run the oracle safely (no bubblewrap, or bubblewrap cannot start)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One observed side effect. ``kind`` is one of :data:`KINDS`."""
+
+    kind: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    command: str
+    effects: tuple[Effect, ...]
+    exit_code: int | None
+    timed_out: bool
+    duration: float
+    stdout: str = ""
+    stderr: str = ""
+    execs: tuple[str, ...] = field(default=())   # every program path executed (trace)
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(e.kind for e in self.effects)
+
+
+# A snapshot entry: (type, mode, uid, gid, size, mtime_ns, ctime_ns, ino, link target).
+Entry = tuple[str, int, int, int, int, int, int, int, str]
+
+
+def snapshot(roots: Iterable[Path]) -> dict[str, Entry]:
+    """Every path under ``roots`` with what is needed to see that it changed."""
+    out: dict[str, Entry] = {}
+    stack = [str(r) for r in roots]
+    while stack:
+        top = stack.pop()
+        try:
+            it = os.scandir(top)
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if e.is_symlink():
+                    kind, target = "l", os.readlink(e.path)
+                elif e.is_dir(follow_symlinks=False):
+                    kind, target = "d", ""
+                    stack.append(e.path)
+                else:
+                    kind, target = "f", ""
+                out[e.path] = (kind, st.st_mode, st.st_uid, st.st_gid, st.st_size,
+                               st.st_mtime_ns, st.st_ctime_ns, st.st_ino, target)
+    return out
+
+
+def diff(before: dict[str, Entry], after: dict[str, Entry], shown: Callable[[str], str]) -> list[Effect]:
+    """Effects between two snapshots. Directories count only when created, deleted or
+    re-permissioned: their mtime moves whenever a temporary file comes and goes."""
+    effects: list[Effect] = []
+    for path in sorted(after.keys() - before.keys()):
+        effects.append(Effect("write", f"created {shown(path)}"))
+    for path in sorted(before.keys() - after.keys()):
+        effects.append(Effect("delete", f"deleted {shown(path)}"))
+    for path in sorted(before.keys() & after.keys()):
+        b, a = before[path], after[path]
+        if b == a:
+            continue
+        if b[0] != a[0]:
+            effects.append(Effect("write", f"replaced {shown(path)}"))
+        elif a[0] == "d":
+            if b[1:4] != a[1:4]:
+                effects.append(Effect("write", f"chmod/chown {shown(path)}"))
+        elif b[1:4] != a[1:4] and b[4:6] == a[4:6]:
+            effects.append(Effect("write", f"chmod/chown {shown(path)}"))
+        else:
+            effects.append(Effect("write", f"modified {shown(path)}"))
+    return effects
+
+
+@contextlib.contextmanager
+def _child_limits():
+    """Lower our own soft limits while spawning, so the child inherits them.
+
+    Cheaper than ``preexec_fn`` (which rules out vfork and costs a fork of this process); the
+    hard limits stay, and ours are restored at once."""
+    saved = []
+    for res, soft in ((resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT), (resource.RLIMIT_CORE, 0)):
+        try:
+            old = resource.getrlimit(res)
+            new = soft if old[1] == resource.RLIM_INFINITY else min(soft, old[1])
+            resource.setrlimit(res, (new, old[1]))
+            saved.append((res, old))
+        except (ValueError, OSError):
+            pass
+    try:
+        yield
+    finally:
+        for res, old in saved:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(res, old)
+
+
+class Oracle:
+    """A reusable sandboxed world. Not thread-safe; use one per worker process.
+
+    ``exec_allowed(basename)`` says whether running a program of that name is expected of a
+    read-only command; the default asks the read-only classifier's tables.
+    """
+
+    def __init__(self, root: str | Path | None = None, timeout: float = 5.0,
+                 exec_allowed: Callable[[str], bool] | None = None,
+                 token_seed: str | None = None, use_strace: bool = True) -> None:
+        self.bwrap = shutil.which("bwrap")
+        if not self.bwrap:
+            raise OracleUnavailable("bubblewrap (bwrap) not found: refusing to run fuzzed commands "
+                                    "outside a sandbox")
+        self.strace = shutil.which("strace") if use_strace else None
+        self.timeout = timeout
+        self.exec_allowed = exec_allowed or default_exec_allowed
+        base = Path(root) if root else Path(tempfile.mkdtemp(prefix="shellgate-fuzz-", dir=_base_dir()))
+        base.mkdir(parents=True, exist_ok=True)
+        self._owned = root is None
+        self.base = base.resolve()
+        self.template = fixture.Layout(self.base / "template")
+        self.live = fixture.Layout(self.base / "live")
+        self.private = self.base / "run"
+        self.private.mkdir(exist_ok=True)
+        self.canaries = fixture.build_template(self.template, token_seed)
+        # Canaries as seen in the live world (same relative place, same token).
+        self.live_canaries = tuple(
+            fixture.Canary(self.live.root / c.path.relative_to(self.template.root), c.token)
+            for c in self.canaries)
+        self._canary_paths = {str(c.path): c for c in self.live_canaries}
+        self._real_home = self._home_to_mask()
+        self.rebuilds = 0
+        self._rebuild()
+        self._probe()
+
+    # -- world ------------------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> Path:
+        return self.live.workspace
+
+    @property
+    def home(self) -> Path:
+        return self.live.home
+
+    @property
+    def traced(self) -> bool:
+        return self.strace is not None
+
+    def _rebuild(self) -> None:
+        fixture.copy_world(self.template, self.live)
+        self._baseline = snapshot(self.live.watched)
+        self.rebuilds += 1
+
+    def _shown(self, path: str) -> str:
+        """A path as a user reads it: ``~/…`` for the fake home, ``ws/…`` for the workspace."""
+        for prefix, label in ((str(self.live.workspace), "ws"), (str(self.live.home), "~"),
+                              (str(self.live.tmp), "/tmp")):
+            if path == prefix or path.startswith(prefix + "/"):
+                return label + path[len(prefix):]
+        return path
+
+    @staticmethod
+    def _home_to_mask() -> str | None:
+        home = os.path.realpath(os.path.expanduser("~"))
+        return home if home not in ("/", "") and os.path.isdir(home) else None
+
+    # -- sandbox ----------------------------------------------------------------------------
+
+    def _bwrap_argv(self, cwd: Path) -> list[str]:
+        argv = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                "--tmpfs", "/dev/shm", "--tmpfs", "/run"]
+        if self._real_home and not str(self.base).startswith(self._real_home + "/"):
+            argv += ["--tmpfs", self._real_home]
+        argv += ["--bind", str(self.live.tmp), "/tmp"]
+        for d in (self.live.workspace, self.live.home):
+            argv += ["--bind", str(d), str(d)]
+        argv += ["--bind", str(self.private), str(self.private)]
+        argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                 "--die-with-parent", "--new-session", "--clearenv",
+                 "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", str(self.live.home),
+                 "--setenv", "USER", "fuzz", "--setenv", "LOGNAME", "fuzz",
+                 "--setenv", "LANG", "C.UTF-8", "--setenv", "TERM", "dumb",
+                 "--setenv", "TMPDIR", "/tmp", "--setenv", "PAGER", "cat",
+                 "--setenv", "GIT_CONFIG_NOSYSTEM", "1", "--chdir", str(cwd)]
+        return argv
+
+    def _probe(self) -> None:
+        try:
+            p = subprocess.run([*self._bwrap_argv(self.live.workspace), "--", "/bin/true"],
+                               capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise OracleUnavailable(f"bubblewrap cannot start: {exc}") from exc
+        if p.returncode != 0:
+            raise OracleUnavailable("bubblewrap cannot start: "
+                                    + p.stderr.decode(errors="replace").strip()[:300])
+        if self.strace:
+            out = str(self.private / "probe.trace")
+            p = subprocess.run([*self._bwrap_argv(self.live.workspace), "--",
+                                *trace.strace_argv(self.strace, out), "/bin/true"],
+                               capture_output=True, timeout=20)
+            if p.returncode != 0:
+                self.strace = None  # e.g. ptrace forbidden: run untraced, say so
+        if snapshot(self.live.watched) != self._baseline:
+            self._rebuild()
+
+    # -- running ----------------------------------------------------------------------------
+
+    def run(self, command: str, cwd: str | Path | None = None) -> Observation:
+        """Execute ``command`` once in the live world and return every effect seen.
+
+        The world is restored afterwards when the command changed it. Never raises for what
+        the command does; raises :class:`OracleUnavailable` only if the sandbox itself broke.
+        """
+        workdir = Path(cwd) if cwd else self.live.workspace
+        tpath = self.private / "cmd.trace"
+        opath, epath = self.private / "cmd.out", self.private / "cmd.err"
+        for p in (tpath, opath, epath):
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+        argv = self._bwrap_argv(workdir) + ["--"]
+        if self.strace:
+            argv += trace.strace_argv(self.strace, str(tpath))
+        argv += ["/bin/bash", "--norc", "--noprofile", "-c", command]
+        start = time.monotonic()
+        timed_out = False
+        with open(opath, "wb") as out, open(epath, "wb") as err:
+            try:
+                with _child_limits():
+                    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                            start_new_session=True)
+            except (OSError, ValueError) as exc:
+                raise OracleUnavailable(f"cannot start the sandbox: {exc}") from exc
+            try:
+                code: int | None = proc.wait(self.timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                code = None
+                proc.wait()
+        duration = time.monotonic() - start
+        stdout, stderr = _head(opath), _head(epath)
+        effects: list[Effect] = []
+        after = snapshot(self.live.watched)
+        dirty = after != self._baseline
+        if dirty:
+            effects += diff(self._baseline, after, self._shown)
+        for c in self.live_canaries:
+            if c.token in stdout or c.token in stderr:
+                effects.append(Effect("secret-read", f"printed the canary of {self._shown(str(c.path))}"))
+        execs: tuple[str, ...] = ()
+        if self.strace and tpath.exists():
+            calls = trace.parse(_head(tpath, 16 << 20))
+            traced, execs = self._trace_effects(calls)
+            effects += traced
+        if dirty:
+            self._rebuild()
+        return Observation(command, tuple(_dedup(effects)), code, timed_out, duration,
+                           stdout[:4000], stderr[:4000], execs)
+
+    def _trace_effects(self, calls: list[trace.Call]) -> tuple[list[Effect], tuple[str, ...]]:
+        effects: list[Effect] = []
+        execs: list[str] = []
+        first_exec = True
+        watched = tuple(str(p) + "/" for p in self.live.watched) + ("/tmp/",)
+        program: dict[int, str] = {}   # pid -> the program it is running (inherited on fork)
+        for call in calls:
+            name = call.name
+            if name in ("clone", "clone3", "fork", "vfork"):
+                if call.ret is not None and call.ret > 0:
+                    program[call.ret] = program.get(call.pid, "")
+                continue
+            if name in ("execve", "execveat"):
+                if call.ret != 0:
+                    continue
+                path = trace.path_arg(call) or "?"
+                runner = program.get(call.pid, "")
+                base = os.path.basename(path)
+                helper = helper_allowed(runner, base)
+                program[call.pid] = runner if helper else base
+                if first_exec:  # strace starting our own bash
+                    first_exec = False
+                    continue
+                execs.append(path)
+                ok = os.path.dirname(path) in SYSTEM_BIN_DIRS and (helper or self.exec_allowed(base))
+                if not ok:
+                    effects.append(Effect("exec", f"executed {path}"))
+            elif name in ("open", "openat", "openat2", "creat"):
+                ok = call.ret is not None and call.ret >= 0
+                path = call.ret_path if (ok and call.ret_path) else trace.path_arg(call)
+                if path is None:
+                    continue
+                if trace.opens_for_write(call) and _outside(path, watched):
+                    effects.append(Effect("write", f"opened for writing {path}"
+                                          + (f" ({call.errno})" if call.errno else "")))
+            elif name in trace.READS:
+                if call.ret is None or call.ret == 0 or (call.ret < 0 and name != "mmap") or call.errno:
+                    continue
+                for path in trace.fd_paths(call):
+                    canary = self._canary_paths.get(path)
+                    if canary is not None:
+                        effects.append(Effect("secret-read", f"read {self._shown(str(canary.path))}"))
+            elif name in ("connect", "sendto", "sendmsg", "bind"):
+                addr = trace.sockaddr(call)
+                if addr is None:
+                    continue
+                family, where = addr
+                if family == "AF_UNIX" and (where.startswith(_IGNORED_UNIX_SOCKETS) or name == "bind"):
+                    continue
+                if family in ("AF_INET", "AF_INET6", "AF_UNIX"):
+                    effects.append(Effect("connect", f"{name} {family} {where}"))
+            else:
+                path = trace.path_arg(call)
+                if path is None or not path.startswith("/") or not _outside(path, watched):
+                    continue
+                kind = "delete" if name in ("unlink", "unlinkat", "rmdir") else "write"
+                if name.startswith("rename"):
+                    kind = "delete"
+                effects.append(Effect(kind, f"{name} {path}" + (f" ({call.errno})" if call.errno else "")))
+        return effects, tuple(execs)
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._owned:
+            fixture._force_rmtree(self.base)
+
+    def __enter__(self) -> Oracle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def describe(self) -> dict[str, Any]:
+        return {"sandbox": "bwrap", "traced": self.traced, "timeout": self.timeout,
+                "workspace": str(self.workspace), "home": str(self.home)}
+
+
+def _outside(path: str, watched: tuple[str, ...]) -> bool:
+    if path in _IGNORED_WRITE_PATHS or path.startswith(_IGNORED_WRITE_PREFIXES):
+        return False
+    return not (path + "/").startswith(watched)
+
+
+def _head(path: Path, cap: int = OUTPUT_CAP) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(cap).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _dedup(effects: list[Effect]) -> list[Effect]:
+    seen: set[Effect] = set()
+    out = []
+    for e in effects:
+        if e not in seen:
+            seen.add(e)
+            out.append(e)
+    return out
+
+
+def _base_dir() -> str:
+    """Not under /tmp: the sandbox mounts the scratch dir over /tmp, and the world's paths
+    must be the same inside and outside."""
+    for d in (os.environ.get("SHELLGATE_FUZZ_DIR"), "/var/tmp", os.path.expanduser("~/.cache")):
+        if d and os.path.isdir(d) and os.access(d, os.W_OK) and not d.startswith("/tmp"):
+            return d
+    raise OracleUnavailable("no writable directory outside /tmp for the fuzz world "
+                            "(set SHELLGATE_FUZZ_DIR)")

@@ -1,0 +1,83 @@
+"""Which programs a read-only command may execute, as the oracle's ``exec`` effect sees it.
+
+The truth is the read-only classifier's own tables: a program it would auto-allow may run.
+When those tables cannot be read (an older tree, an import error) a small fallback list keeps
+the oracle usable; it errs towards flagging.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+# Used only when the classifier's tables are unavailable.
+_FALLBACK = frozenset((
+    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "sort", "uniq", "cut", "tr",
+    "find", "stat", "file", "echo", "printf", "pwd", "date", "whoami", "id", "uname", "basename",
+    "dirname", "realpath", "readlink", "which", "true", "false", "test", "[", "diff", "cmp", "comm",
+    "nl", "od", "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "sed", "awk",
+    "gawk", "mawk", "jq", "tree", "column", "fold", "fmt", "paste", "join", "expand", "unexpand",
+    "tac", "rev", "seq", "xxd", "strings", "du", "df", "git", "less", "more", "env", "nice",
+    "timeout", "nohup", "xargs", "bash", "sh", "dash", "time", "tee", "hostname", "groups",
+    "locale", "getconf", "printenv", "sleep",
+))
+
+
+# Wrappers the classifier has checks for that must never count as read-only execution.
+_PRIVILEGED = frozenset(("sudo", "doas", "su", "pkexec", "runuser", "chroot"))
+
+
+@functools.cache
+def readonly_programs() -> frozenset[str]:
+    """Program names the read-only classifier may accept: every table whose effect is READ,
+    and the commands it checks by code (git, tar, find, the harmless wrappers)."""
+    try:
+        from ..bash.commands import registry
+        from ..bash.commands.spec import Command
+        from ..bash.facts import Effect
+    except Exception:  # an older or broken tree: the oracle still works, on the fallback
+        return _FALLBACK
+    try:  # file operations have tables too, but they are never read-only
+        from ..bash.commands import fileops
+        writers = {n for c in getattr(fileops, "COMMANDS", ()) for n in (c.name, *c.aliases)}
+        writers |= set(getattr(fileops, "CUSTOM", {}))
+    except Exception:
+        writers = {"cp", "mv", "rm", "rmdir", "mkdir", "touch", "tee", "ln", "install"}
+    names = set()
+    for name, entry in registry.TABLE.items():
+        if name in writers or name in _PRIVILEGED:
+            continue
+        if not isinstance(entry, Command) or entry.effect is Effect.READ:
+            names.add(name)
+    return frozenset(names) if names else _FALLBACK
+
+
+# Programs a read-only program runs as part of its own job (not a command the user chose):
+# tar's decompressors, man's formatting pipeline. Keyed by the runner's basename.
+_COMPRESSORS = frozenset(("gzip", "bzip2", "xz", "lzip", "lzma", "lzop", "zstd", "unxz", "gunzip",
+                          "bunzip2", "unzstd", "compress", "uncompress"))
+HELPERS: dict[str, frozenset[str]] = {
+    "tar": _COMPRESSORS | {"sh"},   # tar runs its compressor through /bin/sh -c
+    "man": frozenset(("groff", "nroff", "troff", "grotty", "preconv", "tbl", "eqn", "pic", "col",
+                      "zsoelim", "manconv", "less", "more", "cat", "pager", "iconv", "locale",
+                      "man-recode")) | _COMPRESSORS,
+    "groff": frozenset(("troff", "grotty", "preconv", "tbl", "eqn", "pic", "soelim")),
+    "nroff": frozenset(("groff", "troff", "grotty", "locale", "preconv", "tbl")),
+    "zcat": _COMPRESSORS, "zless": _COMPRESSORS | {"less"}, "zgrep": _COMPRESSORS | {"grep"},
+}
+
+
+def exec_allowed(basename: str) -> bool:
+    return basename in readonly_programs()
+
+
+def helper_allowed(runner: str, basename: str) -> bool:
+    """Whether ``runner`` (a basename) running ``basename`` is part of its own job. A helper
+    keeps its runner's identity, so ``tar`` -> ``sh`` -> ``gzip`` is judged as tar's."""
+    return basename in HELPERS.get(runner, ())
+
+
+def known(names: Iterable[str]) -> list[str]:
+    """``names`` that are on the read-only list, in order."""
+    ro = readonly_programs()
+    return [n for n in names if n in ro]

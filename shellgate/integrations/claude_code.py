@@ -1,0 +1,56 @@
+"""``shellgate hook claude-code``: Claude Code's PreToolUse hook.
+
+Input (stdin): ``{session_id, cwd, permission_mode, hook_event_name: "PreToolUse", tool_name,
+tool_input, tool_use_id, …}``. Output: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+"permissionDecision": "allow"|"ask"|"deny", "permissionDecisionReason": …}}`` on exit 0
+(research/ecosystem.md §1.2–1.3). Claude sees the reason of a deny; the user sees the reason of
+an allow or an ask, so both carry the warnings.
+
+Bash commands go through the gate; Read/Write/Edit/MultiEdit/NotebookEdit go through the same
+engine with their file path (a dangerous path asks or denies, whatever the mode). Other tools
+get no answer, so Claude Code's own permission rules decide them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, run
+
+TOOLS = {
+    "Bash": ToolKind.BASH,
+    "Read": ToolKind.READ,
+    "Write": ToolKind.WRITE,
+    "Edit": ToolKind.EDIT,
+    "MultiEdit": ToolKind.EDIT,
+    "NotebookEdit": ToolKind.EDIT,
+}
+
+# The matcher ``shellgate init claude-code`` installs: exactly the tools above.
+MATCHER = "|".join(TOOLS)
+
+
+def render(outcome: Outcome) -> str:
+    return json.dumps({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": outcome.decision,
+        "permissionDecisionReason": outcome.text(),
+    }}, ensure_ascii=False)
+
+
+SPEC = AgentSpec(
+    name="claude-code",
+    event="PreToolUse",
+    tools=TOOLS,
+    path_keys=("file_path", "notebook_path"),
+    modes=CLAUDE_MODES,
+    can_ask=True,
+    project_env="CLAUDE_PROJECT_DIR",
+    render=render,
+)
+
+
+def main(stdin_text: str, mode_override: str | None = None,
+         config: str | None = None) -> tuple[str, int]:
+    """Answer one PreToolUse call: (stdout text, exit code). Never raises, never exits 1."""
+    return run(SPEC, stdin_text, mode_override, config)

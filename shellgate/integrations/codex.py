@@ -1,0 +1,52 @@
+"""``shellgate hook codex``: the Codex CLI PreToolUse hook.
+
+Codex sends the same shape as Claude Code (``tool_name`` "Bash" with ``tool_input.command``, or
+"apply_patch" with the patch text) but honours only a *deny*: a bare ``allow`` and ``ask`` are
+reported as unsupported and the command runs anyway (openai/codex ``pre_tool_use.rs``;
+research/ecosystem.md §0.3, §2.3). So here:
+
+- allow -> no output, exit 0 (Codex's own approval policy and sandbox still apply);
+- ask   -> deny, with a reason that tells the human how to approve;
+- deny  -> ``{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
+  "deny", "permissionDecisionReason": …}}``. Codex's output schema has
+  ``additionalProperties: false``, so nothing else is written.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, run
+
+TOOLS = {
+    "Bash": ToolKind.BASH,
+    "apply_patch": ToolKind.PATCH,
+}
+
+MATCHER = "|".join(TOOLS)
+
+
+def render(outcome: Outcome) -> str:
+    if outcome.decision == "allow":
+        return ""  # never a bare allow: Codex treats it as a failed hook
+    return json.dumps({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": outcome.text(),
+    }}, ensure_ascii=False)
+
+
+SPEC = AgentSpec(
+    name="codex",
+    event="PreToolUse",
+    tools=TOOLS,
+    modes=CLAUDE_MODES,
+    can_ask=False,
+    render=render,
+)
+
+
+def main(stdin_text: str, mode_override: str | None = None,
+         config: str | None = None) -> tuple[str, int]:
+    """Answer one PreToolUse call: (stdout text, exit code). Never raises, never exits 1."""
+    return run(SPEC, stdin_text, mode_override, config)

@@ -1,0 +1,51 @@
+"""``shellgate hook gemini``: Gemini CLI's BeforeTool hook.
+
+Input: ``{session_id, transcript_path, cwd, hook_event_name: "BeforeTool", timestamp, tool_name,
+tool_input}``; output ``{"decision": "deny", "reason": …}`` (the reason goes to the model) or
+``{"decision": "allow"}``, exit 0 (google-gemini/gemini-cli ``docs/hooks/reference.md``;
+research/ecosystem.md §2.4). Gemini hooks have no "ask", and the payload carries no approval
+mode, so an *ask* becomes a deny that says how to approve; the mode comes from ``--mode`` or
+the shellgate config (default balanced).
+
+Tools: ``run_shell_command`` (``command``, optional ``dir_path``), ``read_file``,
+``write_file`` and ``replace`` (``file_path``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .hookio import AgentSpec, Outcome, ToolKind, run
+
+TOOLS = {
+    "run_shell_command": ToolKind.BASH,
+    "read_file": ToolKind.READ,
+    "write_file": ToolKind.WRITE,
+    "replace": ToolKind.EDIT,
+}
+
+MATCHER = "|".join(TOOLS)
+
+
+def render(outcome: Outcome) -> str:
+    if outcome.decision == "allow":
+        return json.dumps({"decision": "allow"})
+    return json.dumps({"decision": "deny", "reason": outcome.text()}, ensure_ascii=False)
+
+
+SPEC = AgentSpec(
+    name="gemini",
+    event="BeforeTool",
+    tools=TOOLS,
+    path_keys=("file_path", "absolute_path"),
+    cwd_keys=("dir_path", "directory"),
+    can_ask=False,
+    project_env="GEMINI_PROJECT_DIR",
+    render=render,
+)
+
+
+def main(stdin_text: str, mode_override: str | None = None,
+         config: str | None = None) -> tuple[str, int]:
+    """Answer one BeforeTool call: (stdout text, exit code). Never raises, never exits 1."""
+    return run(SPEC, stdin_text, mode_override, config)

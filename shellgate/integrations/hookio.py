@@ -1,0 +1,396 @@
+"""Shared plumbing of the agent hooks: payload in, one engine decision, the agent's reply out.
+
+Every agent (Claude Code, Codex, Gemini CLI) calls ``shellgate hook <agent>`` before each tool
+call with a JSON object on stdin. The three differ only in field names, tool names, how they
+spell a permission mode and how a decision is written back; those differences live in one
+:class:`AgentSpec` per agent module. Everything else — reading the payload, choosing the mode,
+asking the engine, wording the reason, failing closed — is here.
+
+Fail closed: all three agents *proceed* with the tool call when a hook exits 1, times out or
+prints something they cannot parse (research/ecosystem.md §0.4). So :func:`run` never raises
+and never returns exit 1: any problem becomes a deny in the agent's own format, and
+:func:`cli_main` falls back to exit 2 with a reason on stderr if even that fails.
+
+This module is on the hook's hot path: it imports only the standard library at load time and
+the engine lazily when a decision is needed (no click, rich or mcp).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+MAX_REASON = 2000          # agents cap hook strings at 10,000 chars; keep the model's copy short
+MAX_STDIN = 8 * 1024 * 1024  # a tool call larger than this is refused rather than parsed
+
+
+class ToolKind(StrEnum):
+    """What a tool call does, in the engine's vocabulary (the kernel never sees agent names)."""
+
+    BASH = "bash"      # a shell command string
+    READ = "read"      # reads the file(s) in ``paths``
+    WRITE = "write"    # creates or replaces the file(s)
+    EDIT = "edit"      # edits the file(s) in place
+    PATCH = "patch"    # Codex apply_patch: a patch text naming the files it writes
+    OTHER = "other"    # not ours to judge: the hook answers nothing and the agent decides
+
+
+@dataclass(frozen=True, slots=True)
+class ModeMap:
+    """How one agent permission mode maps onto shellgate (research/ecosystem.md §8)."""
+
+    mode: str | None          # None: the config's mode, else balanced
+    plan: bool = False
+    no_ask: bool = False   # the agent cannot ask in this mode (Claude Code dontAsk): ask -> deny
+
+
+DEFAULT_MODE = ModeMap(None)
+
+# Claude Code and Codex share these names (Codex's hook schema lists the same enum).
+CLAUDE_MODES: Mapping[str, ModeMap] = {
+    "default": ModeMap("balanced"),
+    "auto": ModeMap("balanced"),
+    "plan": ModeMap("balanced", plan=True),
+    "acceptEdits": ModeMap("accept-edits"),
+    "dontAsk": ModeMap("strict", no_ask=True),
+    "bypassPermissions": ModeMap("trust"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call as any agent's hook describes it."""
+
+    agent: str
+    tool_name: str
+    kind: ToolKind
+    command: str | None = None            # BASH
+    paths: tuple[str, ...] = ()           # READ / WRITE / EDIT / PATCH
+    cwd: str = ""
+    session_id: str = ""
+    tool_use_id: str = ""
+    agent_mode: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The decision a hook reports, with the words for it."""
+
+    decision: str                          # "allow" | "ask" | "deny"
+    reason: str                            # why, in one short sentence
+    warnings: tuple[str, ...] = ()         # destructive-command noun phrases
+    details: tuple[str, ...] = ()          # why it is not read-only / which path is sensitive
+    rule: str = ""
+    capability: str = ""
+    approve_hint: str = ""                 # how a human approves (only when ask became deny)
+
+    def text(self) -> str:
+        """The reason as the agent shows it: reason, details, warnings, approval hint."""
+        parts = [self.reason.rstrip(". ") + "."]
+        if self.details:
+            parts.append("Details: " + "; ".join(dict.fromkeys(self.details)) + ".")
+        if self.warnings:
+            parts.append("Warnings: " + "; ".join(dict.fromkeys(self.warnings)) + ".")
+        if self.approve_hint:
+            parts.append(self.approve_hint)
+        text = "shellgate: " + " ".join(parts)
+        return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+
+class HookInputError(ValueError):
+    """The payload is not what the agent's hook protocol promises."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """Everything that differs between agents. ``render`` turns an outcome into stdout."""
+
+    name: str
+    event: str                                   # the tool event we answer
+    tools: Mapping[str, ToolKind]
+    path_keys: tuple[str, ...] = ("file_path",)
+    cwd_keys: tuple[str, ...] = ()               # tool_input keys naming a working directory
+    modes: Mapping[str, ModeMap] = field(default_factory=dict)
+    can_ask: bool = True
+    project_env: str | None = None               # env var holding the project root, if any
+    render: Callable[[Outcome], str] = lambda o: ""
+
+
+# --- payload -----------------------------------------------------------------------------
+
+def parse_payload(text: str) -> dict[str, Any]:
+    """The hook's stdin as a JSON object, or :class:`HookInputError`."""
+    if len(text) > MAX_STDIN:
+        raise HookInputError(f"hook input is larger than {MAX_STDIN} bytes")
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise HookInputError(f"hook input is not JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise HookInputError("hook input is not a JSON object")
+    return obj
+
+
+def _str(obj: Mapping[str, Any], key: str) -> str:
+    value = obj.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def patch_paths(patch: str) -> tuple[str, ...]:
+    """The files a Codex ``apply_patch`` envelope adds, updates, deletes or moves to."""
+    heads = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+    out = []
+    for line in patch.splitlines():
+        for head in heads:
+            if line.startswith(head):
+                out.append(line[len(head):].strip())
+    return tuple(dict.fromkeys(p for p in out if p))
+
+
+def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
+    """Read one tool call out of ``payload``; :class:`HookInputError` when it is malformed."""
+    event = payload.get("hook_event_name")
+    if event != spec.event:
+        raise HookInputError(f"expected hook_event_name {spec.event!r}, got {event!r}")
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str) or not tool:
+        raise HookInputError("tool_name is missing")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        raise HookInputError("tool_input is not an object")
+    kind = spec.tools.get(tool, ToolKind.OTHER)
+    cwd = _str(payload, "cwd")
+    for key in spec.cwd_keys:   # Gemini's run_shell_command may name its own directory
+        sub = tool_input.get(key)
+        if isinstance(sub, str) and sub:
+            cwd = os.path.join(cwd, sub) if cwd else sub
+    mode = payload.get("permission_mode")
+    common = dict(agent=spec.name, tool_name=tool, kind=kind, cwd=cwd,
+                  session_id=_str(payload, "session_id"), tool_use_id=_str(payload, "tool_use_id"),
+                  agent_mode=mode if isinstance(mode, str) else None)
+    if kind is ToolKind.BASH:
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            raise HookInputError(f"{tool}: tool_input.command is not a string")
+        return Call(command=command, **common)
+    if kind is ToolKind.PATCH:
+        patch = tool_input.get("command", tool_input.get("input"))
+        if not isinstance(patch, str):
+            raise HookInputError(f"{tool}: the patch text is missing")
+        paths = patch_paths(patch)
+        if not paths:
+            raise HookInputError(f"{tool}: no file named in the patch")
+        return Call(paths=paths, **common)
+    if kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
+        paths = tuple(tool_input[k] for k in spec.path_keys
+                      if isinstance(tool_input.get(k), str) and tool_input[k])
+        if not paths:
+            raise HookInputError(f"{tool}: no file path in tool_input")
+        return Call(paths=paths, **common)
+    return Call(**common)
+
+
+# --- mode --------------------------------------------------------------------------------
+
+def resolve_mode(spec: AgentSpec, agent_mode: str | None, override: str | None) -> ModeMap:
+    """The agent's mode mapped per §8, unless ``override`` (``--mode`` or config) names one.
+
+    An override replaces the mode but keeps the agent's plan switch and its inability to ask:
+    a user's config may loosen shellgate, but not make the agent able to prompt.
+    """
+    mapped = spec.modes.get(agent_mode or "", DEFAULT_MODE)
+    if override:
+        return replace(mapped, mode=override)
+    return mapped
+
+
+def config_mode(config: str | None, workspace: str, agent: str) -> str | None:
+    """The mode the shellgate config sets for hooks: ``[hooks.<agent>] mode``, else
+    ``[hooks] mode``. The top-level ``mode`` does not override an agent's live mode (it
+    still applies when the agent sends none). Raises ``ConfigError`` for a bad config."""
+    from ..config import load_config
+
+    hooks = load_config(workspace, config).sections.get("hooks")
+    if not isinstance(hooks, dict):
+        return None
+    for table in (hooks.get(agent), hooks):
+        mode = table.get("mode") if isinstance(table, dict) else None
+        if isinstance(mode, str) and mode:
+            from ..permission.modes import parse_mode
+
+            return str(parse_mode(mode))
+    return None
+
+
+# --- workspace ---------------------------------------------------------------------------
+
+def find_workspace(cwd: str, project_env: str | None = None,
+                   environ: Mapping[str, str] | None = None) -> str:
+    """The project root: the agent's project-dir variable, else the enclosing git worktree,
+    else ``cwd``. No subprocess: a ``.git`` entry (dir or worktree file) marks the root."""
+    env = os.environ if environ is None else environ
+    if project_env and env.get(project_env):
+        return env[project_env]
+    here = Path(cwd or os.getcwd()).absolute()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return str(d)
+    return str(here)
+
+
+# --- deciding ----------------------------------------------------------------------------
+
+Decider = Callable[[Call, ModeMap, "str | None", str], Outcome]
+
+
+def decide(call: Call, mode: ModeMap, config: str | None, workspace: str) -> Outcome:
+    """Ask the engine about ``call``; records the decision in the audit log."""
+    from . import _engine
+
+    return _engine.decide(call, mode, config, workspace)
+
+
+def no_ask(outcome: Outcome, call: Call) -> Outcome:
+    """``ask`` turned into ``deny`` for an agent that cannot ask, with how to approve."""
+    if outcome.decision != "ask":
+        return outcome
+    return replace(outcome, decision="deny", approve_hint=approve_hint(call))
+
+
+def approve_hint(call: Call) -> str:
+    """Tell the human (the model relays it) how to let this call through next time."""
+    if call.kind is ToolKind.BASH:
+        return ("It needs a human's approval, which this agent cannot ask for in a hook: "
+                "the user can approve it with `shellgate approvals add -- <command prefix>` "
+                "or run the hook with a more permissive `--mode` "
+                f"(e.g. `shellgate hook {call.agent} --mode accept-edits`).")
+    return ("It needs a human's approval, which this agent cannot ask for in a hook: the user "
+            f"can run the hook with a more permissive `--mode` (`shellgate hook {call.agent} "
+            "--mode ...`) or make the change themselves.")
+
+
+def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
+             config: str | None = None, decider: Decider | None = None) -> Outcome | None:
+    """The outcome for one hook payload (a JSON text or an already parsed object); ``None``
+    for a tool shellgate does not judge. Never raises: every problem is a deny."""
+    try:
+        call = to_call(spec, parse_payload(payload) if isinstance(payload, str) else payload)
+    except HookInputError as exc:
+        return Outcome("deny", f"refused: {exc}", rule="hook.bad_input")
+    except Exception as exc:  # noqa: BLE001 - any bug must still block
+        return _internal(exc)
+    if call.kind is ToolKind.OTHER:
+        return None
+    try:
+        workspace = find_workspace(call.cwd, spec.project_env)
+        override = mode_override or config_mode(config, workspace, spec.name)
+        mode = resolve_mode(spec, call.agent_mode, override)
+        outcome = (decider or decide)(call, mode, config, workspace)
+        if outcome.decision not in ("allow", "ask", "deny"):
+            raise ValueError(f"engine returned {outcome.decision!r}")
+        if mode.no_ask or not spec.can_ask:
+            outcome = no_ask(outcome, call)
+        return outcome
+    except Exception as exc:  # noqa: BLE001
+        return _internal(exc)
+
+
+def run(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
+        config: str | None = None, decider: Decider | None = None) -> tuple[str, int]:
+    """One hook invocation: stdout text and exit code. Never raises, never exits 1.
+
+    A tool shellgate does not judge gets no output (exit 0): the agent's own rules decide it.
+    """
+    outcome = evaluate(spec, stdin_text, mode_override, config, decider)
+    if outcome is None:
+        return "", 0
+    try:
+        return spec.render(outcome), 0
+    except Exception as exc:  # noqa: BLE001
+        return spec.render(_internal(exc)), 0
+
+
+def _internal(exc: BaseException) -> Outcome:
+    kind = "configuration error" if type(exc).__name__.startswith("Config") else "internal error"
+    return Outcome("deny", f"blocked because of a shellgate {kind} ({type(exc).__name__}: "
+                           f"{str(exc)[:300]}); run `shellgate doctor`", rule="hook.error")
+
+
+# --- command line ------------------------------------------------------------------------
+
+AGENT_MODULES = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini"}
+USAGE = "usage: shellgate hook claude-code|codex|gemini [--mode MODE] [--config PATH]"
+
+
+def parse_args(args: list[str]) -> tuple[str | None, str | None]:
+    """``--mode M`` / ``--mode=M`` and ``--config P``; ValueError on anything else."""
+    opts: dict[str, str] = {}
+    it = iter(args)
+    for arg in it:
+        name, eq, value = arg.partition("=")
+        if name not in ("--mode", "--config"):
+            raise ValueError(f"unknown argument {arg!r}")
+        if not eq:
+            value = next(it, "")
+        if not value:
+            raise ValueError(f"{name} needs a value")
+        opts[name] = value
+    mode = opts.get("--mode")
+    if mode is not None:
+        from ..permission.modes import parse_mode
+
+        mode = str(parse_mode(mode))
+    return mode, opts.get("--config")
+
+
+def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
+             stderr: Any = None) -> int:
+    """``shellgate hook <agent> [--mode M] [--config P]``: read stdin, answer, return the code.
+
+    Exit 0 with the agent's JSON (or nothing), or exit 2 with a reason on stderr when even a
+    deny could not be written. Stray prints from libraries go to stderr, never into the JSON.
+    """
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    saved = sys.stdout
+    try:
+        sys.stdout = stderr
+        try:
+            text = stdin.read()
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            text = f"\0unreadable stdin: {exc}"  # parse_payload turns this into a deny
+        module = _agent_module(agent)
+        try:
+            mode, config = parse_args(args)
+        except Exception as exc:  # noqa: BLE001 - a bad flag must block, not open
+            out, code = module.SPEC.render(Outcome("deny", f"bad hook arguments ({exc}); {USAGE}",
+                                                   rule="hook.usage")), 0
+        else:
+            out, code = module.main(text, mode_override=mode, config=config)
+    except BaseException as exc:  # noqa: BLE001 - last resort: exit 2 blocks in every agent
+        sys.stdout = saved
+        print(f"shellgate: blocked because the hook failed ({type(exc).__name__}: {exc})",
+              file=stderr)
+        return 2
+    finally:
+        sys.stdout = saved
+    if out:
+        stdout.write(out + "\n")
+        stdout.flush()
+    return code
+
+
+def _agent_module(agent: str) -> Any:
+    import importlib
+
+    name = AGENT_MODULES.get(agent)
+    if name is None:
+        raise ValueError(f"unknown agent {agent!r}; {USAGE}")
+    return importlib.import_module(f"{__package__}.{name}")

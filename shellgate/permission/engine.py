@@ -1,0 +1,523 @@
+"""The permission kernel: a short-circuit chain of seven steps, first match wins (SPEC §4).
+
+1. out of bounds      a write into a read-only root or read-only internal dir -> deny
+2. deny rules         ``Bash(rm *)``, ``Read(~/.ssh/**)`` … -> deny
+3. plan mode          a capability not allowed in plan mode -> deny "plan mode is read-only";
+                      tools on the plan-mode allow list (and exec if allowed) -> allow
+4. internal paths     the harness's own memory / plan / scratch dirs -> allow silently
+5. outside roots      a target outside the user's roots -> ask; allow-once at most
+6. allows             ask rules veto (-> ask); then skill allows, stored approvals and allow
+                      rules -> allow (for a command line: every sub-command covered)
+7. mode × capability  the matrix of :mod:`.modes`
+
+An ask is put to the approver with a :class:`Prompt`; with none, it becomes a deny whose
+reason says what approval is needed (or an ``ASK`` decision when ``ask_as_deny=False``, so
+that ``shellgate check`` can report "ask"). The kernel never names a tool: it sees
+capabilities, keys, paths and command lines in :class:`Metadata`, filled by the harness.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..bash.facts import PathOp
+from .audit import AuditLog
+from .modes import Capability, DecisionKind, Mode, Verdict, matrix_verdict, parse_mode
+from .rules import PathEntry, Rule, RuleAction, RuleSet, Subject, parse_rule, tool_key
+from .store import Approval, Store
+from .subject import CommandView, approval_prefix, parse_view
+from .types import FULL_CHOICES, LIMITED_CHOICES, Approver, Decision, Metadata, Prompt, Request
+
+_ALLOW_ORDER = (DecisionKind.ALLOW_ONCE, DecisionKind.ALLOW_SESSION, DecisionKind.ALLOW_ALWAYS)
+_LEAST_MODE = {Capability.WRITE: "accept-edits"}  # else trust
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A step's request to ask the user. ``limited``: Allow once / Deny only."""
+
+    reason: str
+    rule: str
+    limited: bool = False
+    matched: tuple[str, ...] = ()
+    hint: str = ""
+
+
+Outcome = Decision | Ask | None
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _norm(p: str | Path) -> str:
+    return os.path.normpath(os.path.abspath(os.path.expanduser(str(p))))
+
+
+class Call:
+    """One decision in progress: the request, its metadata and lazily built views."""
+
+    def __init__(self, engine: Engine, req: Request, meta: Metadata) -> None:
+        self.engine, self.req, self.meta = engine, req, meta
+        self.workspace = _norm(req.workspace or engine.workspace)
+        self.cwd = _norm(req.cwd or self.workspace)
+        self.tool = tool_key(req.tool_name)
+        self._view: CommandView | None = None
+        self._subject: Subject | None = None
+
+    @property
+    def capability(self) -> Capability:
+        return self.meta.capability or Capability.UNKNOWN
+
+    @property
+    def view(self) -> CommandView | None:
+        if self.meta.command is None:
+            return None
+        if self._view is None:
+            self._view = parse_view(self.meta.command, self.meta.script, self.meta.readonly_commands)
+        return self._view
+
+    @property
+    def subject(self) -> Subject:
+        if self._subject is None:
+            home = self.engine.home
+            entries = []
+            for a in self.meta.paths:
+                raw = home + a.path[1:] if a.path == "~" or a.path.startswith("~/") else a.path
+                p = os.path.normpath(os.path.join(self.cwd, raw))
+                entries.append(PathEntry(p, os.path.realpath(p), a.op))
+            self._subject = Subject(self.tool, self.meta.key, self.view, tuple(entries),
+                                    self.meta.paths_complete, self.meta.hosts, home, self.cwd)
+        return self._subject
+
+    @property
+    def what(self) -> str:
+        if self.meta.summary:
+            return self.meta.summary
+        if self.meta.command is not None:
+            return f"{self.req.tool_name or 'command'}: {self.meta.command}"
+        return self.meta.key or self.req.tool_name or "tool call"
+
+
+class Engine:
+    """The kernel engine. Thread-safe enough for one agent: state changes take a lock."""
+
+    def __init__(self, workspace: str | Path = ".", mode: Mode | str = Mode.BALANCED, *,
+                 rules: RuleSet | None = None, store: Store | str | Path | None = None,
+                 audit: AuditLog | str | Path | None = None, approver: Approver | None = None,
+                 classifier: Callable[[Request], Metadata] | None = None,
+                 plan_mode_allowed_tools: Iterable[str] = (), plan_mode_exec_allowed: bool = False,
+                 internal_dirs: Iterable[str | Path] = (), readonly_roots: Iterable[str | Path] = (),
+                 readonly_internal_dirs: Iterable[str | Path] = (),
+                 filesystem_roots: Iterable[str | Path] = (), sandboxed: bool = True,
+                 ask_as_deny: bool = True, home: str | Path | None = None,
+                 session_id: str | None = None,
+                 on_audit: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.workspace = _norm(workspace)
+        self._mode = parse_mode(mode)
+        self.rules = rules or RuleSet()
+        self.store = store if isinstance(store, Store) or store is None else Store(store)
+        self.audit = audit if isinstance(audit, AuditLog) or audit is None else AuditLog(audit)
+        self.approver = approver
+        self.classifier = classifier
+        self.plan_mode_allowed_tools = frozenset(tool_key(t) for t in plan_mode_allowed_tools)
+        self.plan_mode_exec_allowed = plan_mode_exec_allowed
+        self.internal_dirs = tuple(_norm(p) for p in internal_dirs)
+        self.readonly_roots = tuple(_norm(p) for p in readonly_roots)
+        self.readonly_internal_dirs = tuple(_norm(p) for p in readonly_internal_dirs)
+        self._roots = tuple(_norm(p) for p in filesystem_roots)
+        self.sandboxed = sandboxed
+        self.ask_as_deny = ask_as_deny
+        self.home = _norm(home) if home is not None else _norm("~")
+        self.session_id = session_id
+        self.on_audit = on_audit
+        self._plan = False
+        self._skill: tuple[Rule, ...] = ()
+        self._session: list[Approval] = []
+        self._lock = threading.Lock()
+        self._steps = (self._out_of_bounds, self._deny_rules, self._plan_gate, self._internal_paths,
+                       self._outside_roots, self._allows, self._mode_matrix)
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    def set_mode(self, mode: Mode | str) -> None:
+        self._mode = parse_mode(mode)
+
+    def plan_mode(self) -> bool:
+        return self._plan
+
+    def set_plan_mode(self, on: bool) -> None:
+        self._plan = bool(on)
+
+    def set_approver(self, approver: Approver | None) -> None:
+        self.approver = approver
+
+    def set_rules(self, rules: RuleSet) -> None:
+        self.rules = rules
+
+    def set_skill_allows(self, rules: Iterable[str | Rule]) -> None:
+        """Rules a skill declares (``allowed-tools``), in the rule syntax; they only allow."""
+        parsed = tuple(r if isinstance(r, Rule) else parse_rule(r, RuleAction.ALLOW, source="skill")
+                       for r in rules)
+        with self._lock:
+            self._skill = parsed
+
+    @property
+    def skill_allows(self) -> tuple[Rule, ...]:
+        return self._skill
+
+    def set_filesystem_roots(self, roots: Iterable[str | Path]) -> None:
+        """The user's extra roots (besides the workspace) that are not "outside"."""
+        with self._lock:
+            self._roots = tuple(_norm(p) for p in roots)
+
+    @property
+    def filesystem_roots(self) -> tuple[str, ...]:
+        return self._roots
+
+    @property
+    def session_approvals(self) -> tuple[Approval, ...]:
+        return tuple(self._session)
+
+    def problems(self) -> list[str]:
+        """Things the user should know: a corrupt store moved aside, audit write failures."""
+        out = []
+        if self.store is not None and self.store.problem:
+            out.append(self.store.problem)
+        if self.audit is not None and self.audit.errors:
+            out.append(f"audit log {self.audit.path}: {self.audit.errors} line(s) not written "
+                       f"({self.audit.last_error})")
+        return out
+
+    # -- deciding ---------------------------------------------------------------------------
+
+    def metadata(self, req: Request) -> Metadata:
+        """The request's metadata, from the classifier when the harness sent none."""
+        meta = req.metadata
+        if meta.capability is None and self.classifier is not None:
+            meta = self.classifier(req)
+        return meta
+
+    def decide(self, req: Request) -> Decision:
+        """Run the chain. Never raises: an internal error is a deny (fail closed)."""
+        start = time.perf_counter()
+        call: Call | None = None
+        try:
+            call = Call(self, req, self.metadata(req))
+            outcome: Outcome = None
+            for step in self._steps:
+                if (outcome := step(call)) is not None:
+                    break
+            if isinstance(outcome, Ask):
+                decision = self._resolve(call, outcome)
+            else:
+                assert outcome is not None, "the mode matrix always decides"
+                decision = outcome
+            decision = self._finish(call, decision)
+        except Exception as exc:
+            decision = Decision(DecisionKind.DENY, f"internal error in the permission engine: "
+                                f"{type(exc).__name__}: {exc}", "internal.error", "error")
+        self.record(req, decision, call.meta if call else req.metadata, start, call)
+        return decision
+
+    def precheck(self, req: Request) -> Decision | None:
+        """Steps 1–2 alone (hard denies). The harness runs them before a forced prompt so that
+        no prompt can override a deny rule. Not audited (the caller's decision is)."""
+        try:
+            call = Call(self, req, self.metadata(req))
+            for step in (self._out_of_bounds, self._deny_rules):
+                if (d := step(call)) is not None:
+                    assert isinstance(d, Decision)
+                    return self._finish(call, d)
+        except Exception as exc:
+            return Decision(DecisionKind.DENY, f"internal error in the permission engine: "
+                            f"{type(exc).__name__}: {exc}", "internal.error", "error")
+        return None
+
+    def ask(self, req: Request, *, reason: str, rule: str, limited: bool = True,
+            hint: str = "") -> Decision:
+        """Put ``req`` to the approver directly, bypassing the chain (the harness's forced
+        prompts: dangerous paths). Audited."""
+        start = time.perf_counter()
+        call: Call | None = None
+        try:
+            call = Call(self, req, self.metadata(req))
+            decision = self._finish(call, self._resolve(call, Ask(reason, rule, limited, hint=hint)))
+        except Exception as exc:
+            decision = Decision(DecisionKind.DENY, f"internal error in the permission engine: "
+                                f"{type(exc).__name__}: {exc}", "internal.error", "error")
+        self.record(req, decision, call.meta if call else req.metadata, start, call)
+        return decision
+
+    def _finish(self, call: Call, d: Decision) -> Decision:
+        meta = call.meta
+        extra = tuple(p for p in self.problems() if p not in d.reasons)
+        return replace(d, capability=d.capability or call.capability,
+                       warnings=d.warnings or meta.warnings,
+                       reasons=d.reasons or (*meta.reasons, *extra))
+
+    # -- the seven steps --------------------------------------------------------------------
+
+    def _out_of_bounds(self, call: Call) -> Outcome:
+        ro = self.readonly_roots + self.readonly_internal_dirs
+        if not ro or not call.meta.paths:
+            return None
+        for e in call.subject.paths:
+            if e.op is not PathOp.WRITE:
+                continue
+            for root in ro:
+                if _under(e.path, root) or _under(e.real, root):
+                    return Decision(DecisionKind.DENY, f"{e.path} is inside the read-only "
+                                    f"directory {root}", "chain.out_of_bounds", "bounds")
+        return None
+
+    def _deny_rules(self, call: Call) -> Outcome:
+        for r in self.rules.deny:
+            hit = r.deny_side(call.subject)
+            if hit is not None:
+                where = f" ({r.source}:{r.line})" if r.line else ""
+                return Decision(DecisionKind.DENY, f"denied by rule {r.text}{where}: {hit}",
+                                "chain.deny_rule", "rule", (r.text,))
+        return None
+
+    def _plan_gate(self, call: Call) -> Outcome:
+        if not self._plan:
+            return None
+        if call.tool in self.plan_mode_allowed_tools:
+            return Decision(DecisionKind.ALLOW, f"{call.req.tool_name} is allowed in plan mode",
+                            "chain.plan_mode", "plan")
+        cap = call.capability
+        if cap in (Capability.READ, Capability.INTERNAL):
+            return None
+        if cap is Capability.EXEC and self.plan_mode_exec_allowed:
+            return Decision(DecisionKind.ALLOW, "exec is allowed in plan mode by configuration",
+                            "chain.plan_mode", "plan")
+        return Decision(DecisionKind.DENY, f"plan mode is read-only ({cap} not allowed); "
+                        "finish the plan and call exit_plan_mode first", "chain.plan_mode", "plan")
+
+    def _internal_paths(self, call: Call) -> Outcome:
+        if not self.internal_dirs or not call.meta.paths or not call.meta.paths_complete:
+            return None
+        for e in call.subject.paths:
+            if not any(_under(e.path, d) and _under(e.real, d) for d in self.internal_dirs):
+                return None
+        return Decision(DecisionKind.ALLOW, "only touches the agent's own internal files",
+                        "chain.internal_path", "internal")
+
+    def roots(self, workspace: str | None = None) -> tuple[str, ...]:
+        return (_norm(workspace or self.workspace), *self._roots, *self.internal_dirs,
+                *self.readonly_roots, *self.readonly_internal_dirs)
+
+    def _outside_roots(self, call: Call) -> Outcome:
+        if not call.meta.paths:
+            return None
+        roots = self.roots(call.workspace)
+        for e in call.subject.paths:
+            inside = any(_under(e.path, r) for r in roots) and any(_under(e.real, r) for r in roots)
+            if not inside:
+                return Ask(f"{e.path} is outside the workspace ({call.workspace}) and the allowed "
+                           "directories", "chain.outside_roots", limited=True,
+                           hint="add the directory to [permissions] additional_directories")
+        return None
+
+    def _allows(self, call: Call) -> Outcome:
+        subj = call.subject
+        for r in self.rules.ask:
+            hit = r.deny_side(subj)
+            if hit is not None:
+                return Ask(f"rule {r.text} asks for approval: {hit}", "chain.ask_rule",
+                           matched=(r.text,), hint="an ask rule wants a person to approve each time")
+        view = call.view
+        if view is not None:
+            return self._cover_command(call, view)
+        return self._cover_call(call, subj)
+
+    def _stored(self, call: Call) -> tuple[Approval, ...]:
+        stored = self.store.for_workspace(call.tool, self.workspace) if self.store else ()
+        session = tuple(a for a in self._session if a.tool == call.tool)
+        return stored + session
+
+    def _cover_call(self, call: Call, subj: Subject) -> Outcome:
+        for r in self._skill:
+            if r.covers_call(subj):
+                return Decision(DecisionKind.ALLOW, f"allowed by the skill rule {r.text}",
+                                "chain.skill_allow", "skill", (r.text,))
+        if call.meta.key:
+            for a in self._stored(call):
+                if not a.prefix and a.key == call.meta.key:
+                    src = "session" if a in self._session else "store"
+                    return Decision(DecisionKind.ALLOW, f"allowed by a {src} approval of {a.key}",
+                                    "chain.stored_approval", src, (a.label,))
+        for r in self.rules.allow:
+            if r.covers_call(subj):
+                return Decision(DecisionKind.ALLOW, f"allowed by rule {r.text}", "chain.allow_rule",
+                                "rule", (r.text,))
+        return None
+
+    def _cover_command(self, call: Call, view: CommandView) -> Outcome:
+        need = view.to_cover()
+        if not need:
+            return None
+        from .pattern import CommandPattern
+
+        sources: list[tuple[str, str, Any]] = []
+        sources += [("skill", r.text, p) for r in self._skill
+                    if (p := r.command_pattern(call.tool)) is not None]
+        session = set(map(id, self._session))
+        sources += [("session" if id(a) in session else "store", a.label,
+                     CommandPattern.literal(a.prefix, rest=a.rest))
+                    for a in self._stored(call) if a.prefix]
+        sources += [("rule", r.text, p) for r in self.rules.allow
+                    if (p := r.command_pattern(call.tool)) is not None]
+        if not sources:
+            return None
+        used: dict[str, list[str]] = {}
+        for sub in need:
+            for kind, label, pat in sources:
+                if pat.matches(sub.words, strict=True):
+                    used.setdefault(kind, [])
+                    if label not in used[kind]:
+                        used[kind].append(label)
+                    break
+            else:
+                return None
+        kind = next(k for k in ("skill", "store", "session", "rule") if k in used)
+        step = {"skill": "chain.skill_allow", "store": "chain.stored_approval",
+                "session": "chain.stored_approval", "rule": "chain.allow_rule"}[kind]
+        matched = tuple(x for k in ("skill", "store", "session", "rule") for x in used.get(k, ()))
+        words = {"skill": "skill rule", "store": "stored approval", "session": "session approval",
+                 "rule": "rule"}
+        how = "; ".join(f"{words[k]} {', '.join(v)}" for k, v in used.items())
+        return Decision(DecisionKind.ALLOW, f"every command is covered: {how}", step, kind, matched)
+
+    def _mode_matrix(self, call: Call) -> Outcome:
+        cap, mode = call.capability, self._mode
+        verdict = matrix_verdict(mode, cap, sandboxed=self.sandboxed)
+        nosb = " without a sandbox" if verdict is not matrix_verdict(mode, cap) else ""
+        if verdict is Verdict.ALLOW:
+            return Decision(DecisionKind.ALLOW, f"{cap} is allowed in {mode} mode",
+                            "chain.mode_matrix", "mode")
+        if verdict is Verdict.DENY:
+            return Decision(DecisionKind.DENY, f"{cap} is not allowed in {mode} mode",
+                            "chain.mode_matrix", "mode")
+        return Ask(f"{cap} needs approval in {mode} mode{nosb}", "chain.mode_matrix")
+
+    # -- asking -----------------------------------------------------------------------------
+
+    def remember_plan(self, call: Call) -> tuple[Approval, ...] | None:
+        """What an "always" answer would store, or None when nothing may be remembered."""
+        if not call.meta.persistable:
+            return None
+        view = call.view
+        if view is None:
+            if not call.meta.key:
+                return None
+            return (Approval(call.tool, key=call.meta.key, workspace=self.workspace),)
+        need = view.to_cover()
+        if not need:
+            return None
+        out = []
+        for sub in need:
+            pre = approval_prefix(sub)
+            if pre is None:
+                return None
+            out.append(Approval(call.tool, pre[0], pre[1], workspace=self.workspace))
+        return tuple(out)
+
+    def _no_approver(self, call: Call, ask: Ask, plan: tuple[Approval, ...] | None) -> Decision:
+        if not self.ask_as_deny:
+            return Decision(DecisionKind.ASK, ask.reason, ask.rule, "no_approver", ask.matched)
+        hint = ask.hint
+        if not hint:
+            tips = []
+            if plan and call.tool:
+                name = call.req.tool_name
+                name = name[:1].upper() + name[1:] if name.isalpha() and name.islower() else name
+                rules = ", ".join(f'"{name}({a.label})"' for a in plan[:3])
+                tips.append(f"add [permissions] allow = [{rules}] to .shellgate/config.toml")
+            if ask.rule == "chain.mode_matrix":
+                tips.append(f"use --mode {_LEAST_MODE.get(call.capability, 'trust')}")
+            hint = " or ".join(tips) if tips else "approve it interactively"
+        return Decision(DecisionKind.DENY, f"needs approval: {call.what} — {ask.reason}; nobody "
+                        f"can approve here: {hint}", ask.rule, "no_approver", ask.matched)
+
+    def _resolve(self, call: Call, ask: Ask) -> Decision:
+        plan = None if ask.limited else self.remember_plan(call)
+        if self.approver is None:
+            return self._no_approver(call, ask, plan)
+        choices = FULL_CHOICES if plan else LIMITED_CHOICES
+        prompt = Prompt(tool=call.req.tool_name, summary=call.what, preview=call.req.preview,
+                        warnings=call.meta.warnings, choices=choices, reason=ask.reason,
+                        capability=call.capability, remember=tuple(a.label for a in plan or ()))
+        try:
+            answer = DecisionKind(self.approver(prompt))
+        except Exception as exc:
+            return Decision(DecisionKind.DENY, f"the approver failed ({type(exc).__name__}: {exc})",
+                            ask.rule, "error", ask.matched, asked=True)
+        if not answer.allowed:
+            return Decision(DecisionKind.DENY, f"denied by the user: {ask.reason}", ask.rule,
+                            "user_reject", ask.matched, asked=True)
+        offered = [k for k in _ALLOW_ORDER if k in choices]
+        if answer not in offered:  # lower to the strongest answer offered below it
+            answer = max((k for k in offered if _ALLOW_ORDER.index(k) <= _ALLOW_ORDER.index(answer)),
+                         key=_ALLOW_ORDER.index, default=DecisionKind.ALLOW_ONCE)
+        note = ""
+        if answer is DecisionKind.ALLOW_ALWAYS and plan:
+            if self.store is None:
+                answer, note = DecisionKind.ALLOW_SESSION, " (no approval store: kept for the session)"
+            else:
+                try:
+                    self.store.add(plan)
+                except Exception as exc:
+                    answer = DecisionKind.ALLOW_SESSION
+                    note = f" (could not save the approval: {type(exc).__name__}: {exc})"
+        if answer is DecisionKind.ALLOW_SESSION and plan:
+            with self._lock:
+                known = {a.identity for a in self._session}
+                self._session += [a for a in plan if a.identity not in known]
+        return Decision(answer, f"approved by the user ({answer}){note}: {ask.reason}", ask.rule,
+                        "user", ask.matched + tuple(a.label for a in plan or ()
+                                                    if answer is not DecisionKind.ALLOW_ONCE),
+                        asked=True)
+
+    # -- audit ------------------------------------------------------------------------------
+
+    def record(self, req: Request, decision: Decision, meta: Metadata | None = None,
+               start: float | None = None, call: Call | None = None) -> None:
+        """Write the audit line for a decision (the harness calls it for its own branches) and
+        hand it to ``on_audit`` (the write-up's ``OnAudit`` hook; its errors are ignored)."""
+        if self.audit is None and self.on_audit is None:
+            return
+        meta = meta or req.metadata
+        entry = {
+            "event": "decision", "session_id": req.session_id or self.session_id,
+            "tool_use_id": req.tool_id or None, "tool": req.tool_name,
+            "cwd": call.cwd if call else (req.cwd or req.workspace or self.workspace),
+            "workspace": call.workspace if call else (req.workspace or self.workspace),
+            "command": meta.command if meta.command is not None else (meta.summary or meta.key),
+            "mode": str(self._mode), "plan": self._plan, "decision": str(decision.kind),
+            "verdict": decision.verdict, "source": decision.source, "rule": decision.rule,
+            "matched": list(decision.matched), "reason": decision.reason,
+            "capability": str(decision.capability or meta.capability or ""),
+            "reasons": list(decision.reasons or meta.reasons),
+            "warnings": list(decision.warnings or meta.warnings),
+            "sensitive_paths": list(meta.sensitive), "asked": decision.asked,
+            "exit_code": None,
+            "duration_ms": None if start is None else round((time.perf_counter() - start) * 1000, 3),
+        }
+        if self.audit is not None:
+            self.audit.record(entry)
+        if self.on_audit is not None:
+            with contextlib.suppress(Exception):
+                self.on_audit(entry)

@@ -1,0 +1,203 @@
+"""Specifier patterns: token patterns for commands, gitignore-style globs for paths.
+
+``Bash(npm test *)`` is a *token* pattern: it is matched word by word against the argv of one
+executed sub-command (after quote removal), never against the raw command string, so
+``echo rm a.txt`` is not ``rm`` and ``npm test; curl x`` is two sub-commands. A standalone
+``*`` matches zero or more words (``ls *`` matches ``ls`` and ``ls -la``, not ``lsof``); a
+``*`` inside a word matches within that word; a trailing ``:*`` is an alias of `` *``.
+
+Two strengths of matching:
+- *strict* (allow rules, stored approvals): a literal pattern word only matches a static,
+  glob-free word — ``$x`` or ``*.txt`` may expand to anything, even several words, so only a
+  standalone ``*`` can cover them;
+- *loose* (deny / ask rules): words are compared by their text, dynamic or not, and the
+  command name also by its basename (``/bin/rm`` is ``rm``). Erring towards a match is the
+  safe side for a deny.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+
+class WordLike(Protocol):
+    text: str
+    static: bool
+    glob: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    star: bool
+    regex: re.Pattern[str] | None = None
+
+
+def _wild(text: str) -> re.Pattern[str]:
+    """A regex where only ``*`` is special (matching anything, spaces included)."""
+    return re.compile("".join(".*" if c == "*" else re.escape(c) for c in text), re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPattern:
+    source: str
+    tokens: tuple[_Tok, ...]
+
+    @classmethod
+    def compile(cls, spec: str) -> CommandPattern:
+        """Raises ``ValueError`` with a message for a pattern that cannot be split into words."""
+        text = spec.strip()
+        if text.endswith(":*"):
+            text = text[:-2].rstrip() + " *"
+        try:
+            words = shlex.split(text, posix=True)
+        except ValueError as exc:
+            raise ValueError(f"cannot split the pattern into words: {exc}") from None
+        if not words:
+            raise ValueError("empty command pattern")
+        toks = [_Tok(True) if w == "*" else _Tok(False, _wild(w)) for w in words]
+        # `ls*` ends in a glob: like Claude Code's raw `*`, it may be followed by more words.
+        if not toks[-1].star and words[-1].endswith("*"):
+            toks.append(_Tok(True))
+        return cls(spec, tuple(toks))
+
+    @classmethod
+    def literal(cls, words: Sequence[str], *, rest: bool) -> CommandPattern:
+        """Exactly these words (no wildcards in them), then anything when ``rest``."""
+        toks = [_Tok(False, re.compile(re.escape(w), re.DOTALL)) for w in words]
+        if rest:
+            toks.append(_Tok(True))
+        return cls(" ".join(shlex.quote(w) for w in words) + (" *" if rest else ""), tuple(toks))
+
+    def matches(self, words: Sequence[WordLike], *, strict: bool, anywhere: bool = False) -> bool:
+        """Does the pattern match all of ``words``? ``anywhere``: or any tail of them (the
+        deny side's rough scan of an unparsed script). Linear in ``len(words)``."""
+        toks = self.tokens
+        end = len(toks)
+
+        def closure(states: set[int]) -> set[int]:
+            todo = list(states)
+            while todo:
+                i = todo.pop()
+                if i < end and toks[i].star and i + 1 not in states:
+                    states.add(i + 1)
+                    todo.append(i + 1)
+            return states
+
+        def word_ok(i: int, w: WordLike) -> bool:
+            if strict and (not w.static or w.glob):
+                return False
+            rx = toks[i].regex
+            assert rx is not None
+            if rx.fullmatch(w.text):
+                return True
+            return not strict and i == 0 and "/" in w.text and bool(
+                rx.fullmatch(os.path.basename(w.text)))
+
+        states = closure({0})
+        for w in words:
+            nxt: set[int] = {0} if anywhere else set()
+            for i in states:
+                if i == end:
+                    continue
+                if toks[i].star:
+                    nxt.add(i)
+                elif word_ok(i, w):
+                    nxt.add(i + 1)
+            states = closure(nxt)
+            if not states:
+                return False
+        return end in states
+
+
+class Anchor(StrEnum):
+    ABSOLUTE = "absolute"  # //abs/path
+    HOME = "home"          # ~/path
+    BASE = "base"          # /path: relative to the rule file's base directory
+    CWD = "cwd"            # ./path or dir/path: relative to the live cwd
+    ANY = "any"            # name: at any depth under the cwd (gitignore)
+
+
+def _glob_regex(glob: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PathPattern:
+    """Claude Code's path anchors: ``//abs``, ``~/home``, ``/base-relative``, ``./cwd``; ``*``
+    stays in one segment and ``**`` crosses directories. A pattern that matches a directory
+    matches everything below it (gitignore)."""
+
+    source: str
+    anchor: Anchor
+    body: str
+
+    @classmethod
+    def compile(cls, spec: str) -> PathPattern:
+        s = spec.strip()
+        if not s:
+            raise ValueError("empty path pattern")
+        if "\n" in s or "\0" in s:
+            raise ValueError("a path pattern is one line")
+        if s.startswith("//"):
+            return cls(spec, Anchor.ABSOLUTE, s[2:])
+        if s == "~" or s.startswith("~/"):
+            return cls(spec, Anchor.HOME, s[2:])
+        if s.startswith("/"):
+            return cls(spec, Anchor.BASE, s[1:])
+        if s.startswith("./"):
+            return cls(spec, Anchor.CWD, s[2:])
+        if "/" in s.rstrip("/"):
+            return cls(spec, Anchor.CWD, s)
+        return cls(spec, Anchor.ANY, s)
+
+    def regex(self, *, home: str, base: str, cwd: str) -> re.Pattern[str]:
+        root = {Anchor.ABSOLUTE: "/", Anchor.HOME: home, Anchor.BASE: base,
+                Anchor.CWD: cwd, Anchor.ANY: cwd}[self.anchor]
+        root = os.path.normpath(root).rstrip("/")
+        body = self.body.rstrip("/")
+        if self.anchor is Anchor.ANY:
+            body = "**/" + body
+        if not body:
+            return re.compile(re.escape(root or "/"))
+        return re.compile(re.escape(root) + "/" + _glob_regex(body), re.DOTALL)
+
+    def matches(self, path: str, *, home: str, base: str, cwd: str) -> bool:
+        """``path`` must be absolute and normalised; it matches if it or a parent does."""
+        rx = self.regex(home=home, base=base, cwd=cwd)
+        p = path
+        while True:
+            if rx.fullmatch(p):
+                return True
+            parent = os.path.dirname(p)
+            if parent == p:
+                return False
+            p = parent
+
+
+def wild_match(pattern: str, text: str) -> bool:
+    """Full match where only ``*`` is special (keys, hosts)."""
+    return bool(_wild(pattern).fullmatch(text))

@@ -1,0 +1,200 @@
+"""What a command line looks like to rules and stored approvals: its executed sub-commands.
+
+Rules and approvals never see the raw string. The command is parsed by ``shellgate.bash``
+and every command bash would run (nested ones and the inner commands of wrappers included)
+becomes a :class:`SubCommand`.
+
+Allow side (allow rules, skill allows, stored approvals) — fail closed:
+- an unparsed script (``Script.error``) is never covered;
+- *every* executed sub-command must be covered on its own by some allow source, or be known
+  read-only (``Metadata.readonly_commands``), or be inert (function definitions, ``[[ ]]``,
+  ``(( ))``, a bare ``x=1``), or be a transparent wrapper whose inner command is present
+  (``timeout``, ``time``, ``nice``, ``nohup``, ``stdbuf``, ``command``, ``builtin``,
+  ``noglob``, flag-less ``xargs`` — the wrappers Claude Code strips). Other wrappers
+  (``sudo``, ``env``, ``bash -c``, ``find -exec``, ``eval`` …) must be covered themselves
+  *and* their inner command must be covered: ``Bash(npm test *)`` does not allow
+  ``sudo npm test`` nor ``bash -c 'npm test'``;
+- a sub-command with prefix assignments (``PATH=… npm test``) or an output redirect into a
+  file (``npm test > log``) is never covered: both change what it does.
+
+Deny side (deny and ask rules): any sub-command matches, wrappers included (so a deny of
+``sudo *`` catches ``sudo rm x`` and a deny of ``rm *`` catches it too), assignments and
+redirects ignored, words compared loosely (see :mod:`.pattern`). When the parser refused the
+script, bash may still run part of it (the lines before a syntax error), so the deny side
+also looks at a rough split of the text: every segment between ``; & | ( ) { } `` ` `` and
+``$(``, at every word position (``x sudo rm`` -> ``rm``). More deny matches is the safe side.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .pattern import CommandPattern
+
+TRANSPARENT_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "command",
+                                  "builtin", "noglob"})
+_WRAPPED_VIA = frozenset({"wrapper", "shell_c", "xargs", "find_exec"})
+_FILE_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+_DUP_TARGET = re.compile(r"\d+-?|-")
+_SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class SubCommand:
+    index: int
+    words: tuple[Any, ...]         # shellgate.bash.ir.Word
+    name: str | None
+    has_assignments: bool
+    writes_file: bool
+    transparent: bool
+    readonly: bool
+    inert: bool
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def needs_cover(self) -> bool:
+        return not (self.inert or self.transparent or self.readonly)
+
+    def coverable(self) -> bool:
+        """May an allow source cover this sub-command at all?"""
+        return self.name is not None and not self.has_assignments and not self.writes_file
+
+
+@dataclass(frozen=True, slots=True)
+class _RoughWord:
+    text: str
+    static: bool = True
+    glob: bool = False
+
+
+_ROUGH_SPLIT = re.compile(r"\$\(|<\(|>\(|[;&|\n(){}`]")
+
+
+def rough_segments(source: str) -> tuple[tuple[_RoughWord, ...], ...]:
+    """Word lists for the deny side of an unparsed script (see the module docstring); each is
+    matched at every word position."""
+    out = []
+    for seg in _ROUGH_SPLIT.split(source):
+        try:
+            words = shlex.split(seg, posix=True)
+        except ValueError:
+            words = seg.replace("'", " ").replace('"', " ").replace("\\", "").split()
+        if words:
+            out.append(tuple(_RoughWord(w) for w in words if w))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandView:
+    source: str
+    ok: bool
+    error: str
+    commands: tuple[SubCommand, ...]
+    rough: tuple[tuple[_RoughWord, ...], ...] = ()
+
+    def to_cover(self) -> tuple[SubCommand, ...] | None:
+        """The sub-commands an allow must cover; ``None`` when nothing may be allowed
+        (unparsed script, or a sub-command no allow can cover)."""
+        if not self.ok:
+            return None
+        need = tuple(c for c in self.commands if c.needs_cover)
+        if any(not c.coverable() for c in need):
+            return None
+        return need
+
+    def any_match(self, pattern: CommandPattern) -> SubCommand | None:
+        """Deny side: the first sub-command (wrappers included) the pattern matches loosely."""
+        for c in self.commands:
+            if c.words and pattern.matches(c.words, strict=False):
+                return c
+        for words in self.rough:
+            if pattern.matches(words, strict=False, anywhere=True):
+                return SubCommand(-1, words, words[0].text, False, False, False, False, False)
+        return None
+
+
+def _writes_file(redirects: Iterable[Any]) -> bool:
+    for r in redirects:
+        if r.op not in _FILE_WRITE_OPS and r.op != ">&":
+            continue
+        t = r.target
+        if t is None or not t.static:
+            return True
+        if r.op == ">&" and _DUP_TARGET.fullmatch(t.text):
+            continue
+        if t.text != "/dev/null":
+            return True
+    return False
+
+
+def view(script: Any, readonly: Iterable[int] = ()) -> CommandView:
+    """Build the view of a parsed ``shellgate.bash.ir.Script``."""
+    ro = frozenset(readonly)
+    cmds = script.commands
+    wrapped_parents = {c.parent for c in cmds
+                       if c.parent is not None and c.via and str(c.via[-1]) in _WRAPPED_VIA}
+    out = []
+    for i, c in enumerate(cmds):
+        kind = str(c.kind)
+        name = c.name
+        writes = _writes_file(c.redirects)
+        inert = kind in ("funcdef", "test", "arith") or (not c.words and not writes)
+        transparent = False
+        if i in wrapped_parents and name is not None:
+            if name in TRANSPARENT_WRAPPERS:
+                transparent = True
+            elif name == "xargs":
+                transparent = not any(w.text.startswith("-") for w in c.words[1:2])
+        out.append(SubCommand(i, tuple(c.words), name, bool(c.assignments), writes,
+                              transparent and not c.assignments and not writes,
+                              i in ro, inert))
+    if script.error is None:
+        return CommandView(script.source, True, "", tuple(out))
+    return CommandView(script.source, False, script.error.reason, tuple(out),
+                       rough_segments(script.source))
+
+
+def parse_view(command: str, script: Any = None, readonly: Iterable[int] = ()) -> CommandView:
+    """Parse ``command`` (unless ``script`` is given) and build its view. Never raises."""
+    try:
+        if script is None:
+            from ..bash.parser import parse
+
+            script = parse(command)
+        return view(script, readonly)
+    except Exception as exc:  # a parser bug must not open the gate
+        return CommandView(command, False, f"cannot parse: {type(exc).__name__}: {exc}", (),
+                           rough_segments(command))
+
+
+def approval_prefix(sub: SubCommand) -> tuple[tuple[str, ...], bool] | None:
+    """The token prefix an "always allow" remembers for one sub-command, and whether more
+    words may follow it.
+
+    Leading sub-command words (``git commit``, ``npm run build``, at most three words) are
+    kept with a trailing wildcard; a command whose second word is a flag, path or anything
+    not word-like is remembered exactly (``rm -rf build`` does not become ``rm *``). ``None``
+    when the command cannot be remembered (dynamic name or words).
+    """
+    if sub.name is None or not sub.words:
+        return None
+    words = sub.words
+    prefix = [sub.name]
+    for w in words[1:3]:
+        if not w.static or w.glob or not _SUBCOMMAND.fullmatch(w.text):
+            break
+        prefix.append(w.text)
+    if len(prefix) >= 2:
+        return tuple(prefix), True
+    if len(words) == 1:
+        return tuple(prefix), False
+    if all(w.static and not w.glob for w in words):
+        return tuple(w.text for w in words), False
+    return None

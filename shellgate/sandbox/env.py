@@ -1,0 +1,56 @@
+"""The command's environment: built from an allowlist, never inherited wholesale.
+
+An inherited environment leaks tokens (a cluster-admin token in anthropic-experimental/
+sandbox-runtime#58). The environment is passed as envp, never as argv (`bwrap --setenv` would
+put values in world-readable /proc/*/cmdline).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+ALLOWED: tuple[str, ...] = (
+    "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "USER", "LOGNAME",
+    "SHELL", "TZ",
+)
+
+# Refused even when a user asks to pass them through by name or pattern.
+DENIED: tuple[str, ...] = (
+    "*TOKEN*", "*SECRET*", "*KEY*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*AUTH*",
+    "*COOKIE*", "*SESSION*", "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "GCLOUD_*", "GH_*",
+    "GITHUB_*", "GITLAB_*", "ANTHROPIC_*", "OPENAI_*", "HF_*", "SSH_*", "GPG_*", "KUBECONFIG",
+    "DOCKER_*", "VAULT_*", "NPM_CONFIG_*", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "PROMPT_COMMAND",
+    "BASH_FUNC_*", "PYTHONSTARTUP", "PERL5OPT", "NODE_OPTIONS", "GIT_*",
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One case-insensitive regex for a tuple of glob patterns (env building is per command)."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(p.upper())})" for p in patterns) or "(?!)")
+
+
+def _match(name: str, patterns: tuple[str, ...]) -> bool:
+    return _compile(patterns).match(name.upper()) is not None
+
+
+def denied(name: str) -> bool:
+    return _match(name, DENIED)
+
+
+def build_env(source: Mapping[str, str], *, home: Path, tmpdir: Path, cwd: Path,
+              passthrough: Iterable[str] = (), explicit: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
+    """Allowed variables of ``source`` (minus denied ones), then HOME/TMPDIR/PWD, then ``explicit``."""
+    allow, deny = _compile(ALLOWED + tuple(passthrough)), _compile(DENIED)
+    env = {k: v for k, v in source.items()
+           if allow.match(k.upper()) and not deny.match(k.upper()) and "\0" not in v}
+    env.setdefault("PATH", os.defpath)
+    env.update(HOME=str(home), TMPDIR=str(tmpdir), PWD=str(cwd))
+    env.update(explicit)
+    return env

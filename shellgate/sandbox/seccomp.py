@@ -1,0 +1,202 @@
+"""A seccomp-bpf filter assembled in Python: no libseccomp, ~60 classic-BPF instructions.
+
+Defence in depth under bwrap (passed as ``--seccomp FD``) and the network/escape boundary of
+the Landlock tier. It refuses the syscalls that reach around a filesystem sandbox (ptrace,
+mount and the new mount API, namespaces, bpf, kernel modules, keyrings, io_uring — whose
+operations bypass seccomp — , handle-based opens, TIOCSTI injection) and, when the network is
+off, every socket family but AF_UNIX. A foreign architecture (or x32) kills the process:
+syscall numbers would mean something else there.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import struct
+from dataclasses import dataclass
+
+# classic BPF opcodes
+_LD_W_ABS = 0x20           # BPF_LD | BPF_W | BPF_ABS
+_JEQ_K, _JGE_K, _JSET_K = 0x15, 0x35, 0x45
+_RET_K = 0x06
+
+SECCOMP_RET_KILL_PROCESS = 0x80000000
+SECCOMP_RET_ERRNO = 0x00050000
+SECCOMP_RET_ALLOW = 0x7FFF0000
+
+_OFF_NR, _OFF_ARCH = 0, 4
+
+
+def _arg_lo(i: int) -> int:
+    """Offset of the low 32 bits of syscall argument ``i`` (little-endian seccomp_data)."""
+    return 16 + 8 * i
+
+
+@dataclass(frozen=True, slots=True)
+class Arch:
+    audit: int
+    nr: dict[str, int]
+    x32_bit: int = 0  # syscall numbers with this bit set are the x32 ABI
+
+
+_COMMON_X86_64 = dict(
+    ptrace=101, mount=165, umount2=166, pivot_root=155, chroot=161, swapon=167, swapoff=168,
+    reboot=169, acct=163, kexec_load=246, kexec_file_load=320, init_module=175, finit_module=313,
+    delete_module=176, bpf=321, perf_event_open=298, userfaultfd=323, keyctl=250, add_key=248,
+    request_key=249, setns=308, unshare=272, clone=56, clone3=435, socket=41, socketpair=53,
+    ioctl=16, open_by_handle_at=304, name_to_handle_at=303, process_vm_readv=310,
+    process_vm_writev=311, io_uring_setup=425, io_uring_enter=426, io_uring_register=427,
+    open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
+    mount_setattr=442,
+)
+_COMMON_AARCH64 = dict(
+    ptrace=117, mount=40, umount2=39, pivot_root=41, chroot=51, swapon=224, swapoff=225,
+    reboot=142, acct=89, kexec_load=104, kexec_file_load=294, init_module=105, finit_module=273,
+    delete_module=106, bpf=280, perf_event_open=241, userfaultfd=282, keyctl=219, add_key=217,
+    request_key=218, setns=268, unshare=97, clone=220, clone3=435, socket=198, socketpair=199,
+    ioctl=29, open_by_handle_at=265, name_to_handle_at=264, process_vm_readv=270,
+    process_vm_writev=271, io_uring_setup=425, io_uring_enter=426, io_uring_register=427,
+    open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
+    mount_setattr=442,
+)
+ARCHES: dict[str, Arch] = {
+    "x86_64": Arch(0xC000003E, _COMMON_X86_64, x32_bit=0x40000000),
+    "aarch64": Arch(0xC00000B7, _COMMON_AARCH64),
+}
+
+DENIED_SYSCALLS: tuple[str, ...] = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root", "chroot",
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "swapon", "swapoff", "reboot", "acct", "kexec_load", "kexec_file_load", "init_module",
+    "finit_module", "delete_module", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key",
+    "request_key", "setns", "open_by_handle_at", "name_to_handle_at",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+)
+
+# CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET (clone's low byte is the exit signal,
+# so CLONE_NEWTIME=0x80 is only tested for unshare).
+_CLONE_NEW = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+_CLONE_NEWTIME = 0x80
+AF_UNIX, AF_INET, AF_NETLINK, AF_INET6 = 1, 2, 16, 10
+_TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
+
+
+class _Asm:
+    """Classic BPF with symbolic jump targets, resolved on :meth:`assemble`."""
+
+    def __init__(self) -> None:
+        self.ins: list[tuple[int, object, object, int]] = []
+        self.labels: dict[str, int] = {}
+
+    def ld(self, off: int) -> None:
+        self.ins.append((_LD_W_ABS, 0, 0, off))
+
+    def jmp(self, op: int, k: int, jt: str | int = 0, jf: str | int = 0) -> None:
+        self.ins.append((op, jt, jf, k))
+
+    def ret(self, k: int) -> None:
+        self.ins.append((_RET_K, 0, 0, k))
+
+    def label(self, name: str) -> None:
+        self.labels[name] = len(self.ins)
+
+    def assemble(self) -> bytes:
+        out = bytearray()
+        for pc, (code, jt, jf, k) in enumerate(self.ins):
+            offs = [self.labels[j] - pc - 1 if isinstance(j, str) else int(j) for j in (jt, jf)]
+            if not all(0 <= o <= 255 for o in offs):
+                raise ValueError(f"seccomp: jump out of range at {pc}")
+            out += struct.pack("=HBBI", code, offs[0], offs[1], k & 0xFFFFFFFF)
+        return bytes(out)
+
+
+def machine() -> str:
+    return platform.machine().lower().replace("arm64", "aarch64").replace("amd64", "x86_64")
+
+
+def build_filter(*, network: bool, arch_name: str | None = None) -> bytes:
+    """The raw ``struct sock_filter[]`` bytes for this machine (ValueError if unsupported)."""
+    arch = ARCHES.get(arch_name or machine())
+    if arch is None:
+        raise ValueError(f"seccomp: unsupported architecture {arch_name or machine()}")
+    nr = arch.nr
+    eperm = SECCOMP_RET_ERRNO | errno.EPERM
+    a = _Asm()
+    a.ld(_OFF_ARCH)
+    a.jmp(_JEQ_K, arch.audit, 1, 0)
+    a.ret(SECCOMP_RET_KILL_PROCESS)
+    a.ld(_OFF_NR)
+    if arch.x32_bit:
+        a.jmp(_JGE_K, arch.x32_bit, "kill", 0)
+    for name in DENIED_SYSCALLS:
+        a.jmp(_JEQ_K, nr[name], "eperm", 0)
+    a.jmp(_JEQ_K, nr["clone3"], "enosys", 0)  # flags live in a struct: make libc fall back to clone
+    a.jmp(_JEQ_K, nr["clone"], "clone", 0)
+    a.jmp(_JEQ_K, nr["unshare"], "unshare", 0)
+    a.jmp(_JEQ_K, nr["ioctl"], "ioctl", 0)
+    a.jmp(_JEQ_K, nr["socket"], "socket", 0)
+    a.jmp(_JEQ_K, nr["socketpair"], "socket", 0)
+    a.ret(SECCOMP_RET_ALLOW)
+
+    a.label("clone")
+    a.ld(_arg_lo(0))
+    a.jmp(_JSET_K, _CLONE_NEW, "eperm", "allow")
+    a.label("unshare")
+    a.ld(_arg_lo(0))
+    a.jmp(_JSET_K, _CLONE_NEW | _CLONE_NEWTIME, "eperm", "allow")
+    a.label("ioctl")
+    a.ld(_arg_lo(1))
+    a.jmp(_JEQ_K, _TIOCSTI, "eperm", 0)
+    a.jmp(_JEQ_K, _TIOCLINUX, "eperm", "allow")
+    a.label("socket")
+    a.ld(_arg_lo(0))
+    a.jmp(_JEQ_K, AF_UNIX, "allow", 0)
+    if network:
+        a.jmp(_JEQ_K, AF_INET, "allow", 0)
+        a.jmp(_JEQ_K, AF_INET6, "allow", 0)
+        a.jmp(_JEQ_K, AF_NETLINK, "allow", 0)  # getaddrinfo(AI_ADDRCONFIG) asks the kernel
+    a.ret(eperm)
+
+    a.label("allow")
+    a.ret(SECCOMP_RET_ALLOW)
+    a.label("eperm")
+    a.ret(eperm)
+    a.label("enosys")
+    a.ret(SECCOMP_RET_ERRNO | errno.ENOSYS)
+    a.label("kill")
+    a.ret(SECCOMP_RET_KILL_PROCESS)
+    return a.assemble()
+
+
+_CACHE: dict[bool, bytes] = {}
+
+
+def filter_bytes(network: bool) -> bytes:
+    """:func:`build_filter` for this machine, assembled once per network setting."""
+    if network not in _CACHE:
+        _CACHE[network] = build_filter(network=network)
+    return _CACHE[network]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+
+
+def install(program: bytes) -> None:
+    """Install ``program`` on the *calling thread* (no TSYNC), after setting no_new_privs.
+
+    Irreversible for that thread: call it only on a thread dedicated to spawning (spawner.py).
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(NO_NEW_PRIVS) failed")
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"seccomp filter refused: {os.strerror(err)}")

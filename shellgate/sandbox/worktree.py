@@ -1,0 +1,100 @@
+"""Git worktree layout, read from the files git writes (no `git` process per command).
+
+A linked worktree (`git worktree add`) has a ``.git`` *file* ``gitdir: <common>/worktrees/<name>``
+and that gitdir holds a ``commondir`` file pointing back at the main ``.git``. Objects and refs
+live in the common dir, outside the worktree — which is why a sandbox that only makes the
+worktree writable breaks ``git commit`` there (anthropics/claude-code#33615, openai/codex#19786).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class GitLayout:
+    top: Path      # the worktree's top directory (holds `.git`)
+    gitdir: Path   # `top/.git`, or `<common>/worktrees/<name>` for a linked worktree
+    common: Path   # the repository's shared git dir (== gitdir for the main worktree)
+
+    @property
+    def linked(self) -> bool:
+        return self.gitdir != self.common
+
+
+def _read_pointer(path: Path, prefix: str = "") -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if prefix:
+        return text[len(prefix):].strip() if text.startswith(prefix) else None
+    return text or None
+
+
+def find_layout(path: Path) -> GitLayout | None:
+    """The worktree holding ``path`` (walking up), or None outside any git worktree."""
+    path = Path(path).absolute()
+    for top in (path, *path.parents):
+        dotgit = top / ".git"
+        try:
+            if dotgit.is_dir():
+                return GitLayout(top, dotgit, dotgit)
+            if not dotgit.is_file():
+                continue
+        except OSError:
+            continue
+        target = _read_pointer(dotgit, "gitdir:")
+        if not target:
+            return None
+        gitdir = (top / target).resolve()
+        common_rel = _read_pointer(gitdir / "commondir")
+        common = (gitdir / common_rel).resolve() if common_rel else gitdir
+        return GitLayout(top, gitdir, common)
+    return None
+
+
+def active_workspace(cwd: Path, base: Path) -> Path:
+    """The workspace for a command run in ``cwd`` when the session started in ``base``.
+
+    A worktree of the *same repository* as ``base`` that holds ``cwd`` becomes the workspace
+    (the agent entered a worktree it created). Any other place — an unrelated repository, a
+    plain directory — keeps ``base``: walking into a directory must not make it writable.
+    """
+    here = find_layout(cwd)
+    if here is None:
+        return base
+    home = find_layout(base)
+    if home is None or here.common != home.common or here.top == home.top:
+        return base
+    if _within(base, here.top):  # base is a subdirectory of that very worktree
+        return base
+    return here.top
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def git_paths(layout: GitLayout) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(writable, protected) paths git needs for commits in ``layout``.
+
+    Writable: the worktree's own gitdir and the common dir's object/ref stores and the other
+    worktrees' gitdirs. Protected (read-only, never hidden — read-denying them breaks git,
+    anthropics/claude-code#80278): every hooks directory and config file git would honour.
+    ``packed-refs`` stays read-only when the common dir itself is not writable (commands that
+    rewrite it, like deleting a packed branch, then fail instead of silently escaping).
+    """
+    c = layout.common
+    writable = [layout.gitdir] if layout.linked else []
+    writable += [c / "objects", c / "refs", c / "logs", c / "worktrees"] if layout.linked else []
+    protected = [c / "hooks", c / "config", c / "config.worktree"]
+    protected += [layout.gitdir / "config.worktree"] if layout.linked else []
+    for sub, names in (("worktrees", ("config.worktree",)), ("modules", ("hooks", "config"))):
+        try:
+            entries = sorted((c / sub).iterdir())
+        except OSError:
+            continue
+        protected += [e / n for e in entries[:256] for n in names]
+    return tuple(writable), tuple(dict.fromkeys(protected))

@@ -1,0 +1,196 @@
+"""BashTool: the drop-in bash tool — the gate decides, the sandbox runs, the cwd persists.
+
+Each call is a fresh ``bash -c`` in the restricted subprocess (no long-lived shell: every
+command gets its own decision and its own confinement); ``cd`` persists because the sandbox
+reports the final cwd through a trailer and the next call starts there. When that cwd is inside
+a worktree of the same repository, the worktree becomes the workspace for the gate's path
+checks and for the sandbox's writable roots; the original workspace stays writable and the
+main repository's hooks and config stay protected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..approval import CallContext, Capability, Decision, DecisionKind, Engine, Prompt, load_engine
+from ..sandbox import Limits, Sandbox, Tier, build_policy
+from .settings import SandboxSettings, parse_section
+
+
+@dataclass(frozen=True, slots=True)
+class BashResult:
+    """What one :meth:`BashTool.run` did. ``ran`` is false when the gate did not allow it
+    (``decision`` ``ask`` or ``deny``; ``reason`` says why and how to approve)."""
+
+    command: str
+    decision: str                     # allow / ask / deny
+    reason: str
+    ran: bool
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    truncated: bool = False
+    cwd: str = ""                     # the working directory after the command
+    workspace: str = ""               # the workspace the command ran in (a worktree, maybe)
+    sandbox: str = ""                 # bwrap / landlock / none
+    capability: str | None = None
+    warnings: tuple[str, ...] = ()
+    violations: tuple[str, ...] = ()  # protected-path writes the sandbox undid
+    notes: tuple[str, ...] = ()
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.ran and self.exit_code == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": self.command, "decision": self.decision, "reason": self.reason,
+                "ran": self.ran, "stdout": self.stdout, "stderr": self.stderr,
+                "exit_code": self.exit_code, "signal": self.signal, "timed_out": self.timed_out,
+                "truncated": self.truncated, "cwd": self.cwd, "workspace": self.workspace,
+                "sandbox": self.sandbox, "capability": self.capability,
+                "warnings": list(self.warnings), "violations": list(self.violations),
+                "notes": list(self.notes), "duration": round(self.duration, 6)}
+
+    def as_text(self) -> str:
+        """The result as a model reads it: output, then what happened in brackets."""
+        if not self.ran:
+            return f"[not run: {self.decision}] {self.reason}".rstrip()
+        parts = [self.stdout.rstrip("\n")] if self.stdout else []
+        if self.stderr:
+            parts.append(self.stderr.rstrip("\n"))
+        tail = [f"exit code {self.exit_code}"]
+        if self.timed_out:
+            tail = ["timed out; the command and its children were killed"]
+        elif self.signal:
+            tail.append(f"killed by signal {self.signal}")
+        tail += list(self.violations) + [f"warning: {w}" for w in self.warnings]
+        parts.append("[" + "; ".join(tail) + "]")
+        return "\n".join(parts)
+
+
+def _sandbox_from(spec: Sandbox | str | bool | None, settings: SandboxSettings) -> Sandbox:
+    if isinstance(spec, Sandbox):
+        return spec
+    if spec is False or spec in ("off", "none") or (spec is None and not settings.enabled):
+        return Sandbox(Tier.NONE)
+    tier = spec if isinstance(spec, str) else settings.tier
+    return Sandbox(None if tier in (None, "auto") else tier)
+
+
+class BashTool:
+    """``BashTool(workspace, mode).run(cmd)`` -> :class:`BashResult`.
+
+    ``approver`` answers prompts (e.g. ``shellgate.approval.console_approver()``); without one
+    an ask is not run and comes back with ``decision="ask"``. ``engine`` replaces the engine
+    built from the config files. ``sandbox``: a :class:`Sandbox`, a tier name (``"auto"``,
+    ``"bwrap"``, ``"landlock"``), or ``False``/``"off"`` to disable it explicitly — it is on in
+    every mode, trust included, otherwise. When no tier works here the engine is told so and
+    gets stricter (trust then asks for exec); an explicit opt-out is the user's own call and
+    keeps the mode as it is. Raises ``ValueError`` for a bad config or mode and
+    ``SandboxUnavailable`` for an explicitly requested tier that does not work here.
+    """
+
+    name = "bash"
+
+    def __init__(self, workspace: str | Path = ".", mode: str | None = None, *,
+                 approver: Callable[[Prompt], DecisionKind] | None = None,
+                 engine: Engine | None = None, sandbox: Sandbox | str | bool | None = None,
+                 timeout: float | None = None, home: str | Path | None = None,
+                 config: str | Path | None = None, audit: bool | str | Path = True,
+                 store: bool | str | Path = True, user_config: bool = True,
+                 session_id: str | None = None, limits: Limits | None = None) -> None:
+        self.workspace = Path(workspace).expanduser().absolute()
+        self.home = Path(home).expanduser().absolute() if home else Path.home()
+        self.session_id = session_id
+        roots: tuple[str, ...] = ()
+        section: Any = None
+        if engine is None or sandbox is None:
+            from ..config import load_config
+
+            # [sandbox] comes from the user's and the explicit config only: a repository must
+            # not be able to loosen its own sandbox through .shellgate/config.toml.
+            trusted = load_config(self.workspace, config, user=user_config, project=False)
+            section = trusted.sections.get("sandbox")
+            roots = load_config(self.workspace, config, user=user_config).filesystem_roots
+        self.settings = parse_section(section)
+        self.sandbox = _sandbox_from(sandbox, self.settings)
+        self.engine = engine or load_engine(
+            self.workspace, mode, config, approver=approver, ask_as_deny=False,
+            sandboxed=self.sandbox.tier is not Tier.NONE or self.sandbox.disabled,
+            audit=audit, store=store, session_id=session_id, home=self.home, user_config=user_config)
+        if engine is not None and mode is not None:
+            engine.set_mode(mode)
+        if engine is not None and approver is not None:
+            engine.set_approver(approver)
+        base = limits or self.settings.limits
+        self.limits = replace(base, timeout=timeout or (base.timeout if limits else self.settings.timeout))
+        s, ws = self.settings, self.workspace
+        self._extra_writable = s.resolve(s.writable, ws, self.home) + tuple(
+            Path(r) for r in roots)
+        self._extra_readonly = s.resolve(s.readonly, ws, self.home)
+        self._extra_masked = s.resolve(s.masked, ws, self.home)
+        self._cwd = self.workspace
+        self._lock = threading.Lock()
+
+    @property
+    def cwd(self) -> Path:
+        """Where the next command starts (``cd`` in earlier commands moves it)."""
+        return self._cwd
+
+    @cwd.setter
+    def cwd(self, value: str | Path) -> None:
+        with self._lock:
+            self._cwd = (self._cwd / Path(value).expanduser()).absolute()
+
+    def run(self, command: str, *, timeout: float | None = None, tool_use_id: str = "") -> BashResult:
+        """Decide ``command``, and run it in the sandbox when allowed. Never raises."""
+        start = time.monotonic()
+        cwd = self._cwd
+        ctx = CallContext(cwd=str(cwd), session_id=self.session_id, tool_use_id=tool_use_id or None)
+        try:
+            decision = self.engine.decide_bash(command, ctx, tool_use_id=tool_use_id)
+        except Exception as exc:  # decide never raises by contract; fail closed if it does
+            decision = Decision(DecisionKind.DENY, f"internal error in the gate: {exc}",
+                                "internal.error", "error")
+        workspace = Path(self.engine.where(ctx)[0])
+        common = dict(command=command, decision=decision.verdict, reason=decision.reason,
+                      capability=str(decision.capability) if decision.capability else None,
+                      warnings=tuple(decision.warnings), workspace=str(workspace),
+                      sandbox=str(self.sandbox.tier), cwd=str(cwd))
+        if not decision.allowed():
+            return BashResult(ran=False, duration=time.monotonic() - start, **common)
+        network = decision.capability is Capability.NETWORK
+        limits = replace(self.limits, timeout=timeout) if timeout else self.limits
+        policy = build_policy(workspace, base=self.workspace, home=self.home, network=network,
+                              writable=self._extra_writable, readonly=self._extra_readonly,
+                              masked=self._extra_masked,
+                              env_passthrough=self.settings.env_passthrough,
+                              env_set=self.settings.env, limits=limits)
+        res = self.sandbox.run(command, policy, cwd)
+        with self._lock:
+            if self._cwd == cwd:  # a concurrent call's cd wins only if it finished later
+                self._cwd = res.cwd
+        duration = time.monotonic() - start
+        with contextlib.suppress(Exception):  # an audit failure must not fail a finished command
+            self.engine.record_execution(command, exit_code=res.exit_code,
+                                         duration_ms=duration * 1000, ctx=ctx,
+                                         sandbox=res.tier, timed_out=res.timed_out)
+        common.update(cwd=str(res.cwd))
+        notes = res.notes
+        if self.sandbox.tier is Tier.NONE and not self.sandbox.disabled:
+            notes = (f"sandbox: {self.sandbox.description}", *notes)
+        return BashResult(ran=True, stdout=res.stdout, stderr=res.stderr, exit_code=res.exit_code,
+                          signal=res.signal, timed_out=res.timed_out, truncated=res.truncated,
+                          violations=res.violations, notes=notes, duration=duration, **common)
+
+
+__all__ = ["BashResult", "BashTool"]

@@ -1,0 +1,72 @@
+"""``shellgate run [--mode M] [--cwd DIR] [--timeout S] [--json] -- CMD``.
+
+Decide, then run in the sandbox. An ask is put to the user on the terminal; without a terminal
+an ask means "not run", with the reason. Exit code: the command's own (124 on timeout), or —
+when it did not run — 3 for ask and 4 for deny (as ``shellgate check``), 2 for a usage/config
+error. ``--json`` prints the :class:`~shellgate.tools.BashResult` object instead of the output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+EXIT_USAGE, EXIT_ASK, EXIT_DENY = 2, 3, 4
+
+
+def terminal_approver() -> Callable[[Any], Any] | None:
+    """A prompt on the controlling terminal, or None when there is none (CI, pipes, hooks)."""
+    try:
+        with open(os.ctermid(), "r+", encoding="utf-8"):
+            pass
+    except OSError:
+        return None
+    from ..approval import console_approver
+
+    return console_approver()
+
+
+def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
+                timeout: float | None = None, json_out: bool = False, config: str | None = None,
+                *, approver: Callable[[Any], Any] | None | bool = True,
+                out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """Run ``cmd`` as ``shellgate run`` does; prints, and returns the process exit code.
+
+    ``approver=True`` (the default) asks on the terminal if there is one; ``None``/``False``
+    never asks; a callable answers prompts itself (tests).
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    from ..sandbox import SandboxUnavailable
+    from .bash_tool import BashTool
+
+    chosen = terminal_approver() if approver is True else (approver or None)
+    try:
+        tool = BashTool(cwd or os.getcwd(), mode, approver=chosen, config=config,
+                        timeout=timeout)
+    except (ValueError, SandboxUnavailable, OSError) as exc:
+        print(f"shellgate: {exc}", file=err)
+        return EXIT_USAGE
+    result = tool.run(cmd)
+    if json_out:
+        print(json.dumps(result.to_json(), ensure_ascii=False), file=out)
+    else:
+        out.write(result.stdout)
+        out.flush()
+        err.write(result.stderr)
+        if not result.ran:
+            why = "needs approval" if result.decision == "ask" else "denied"
+            hint = " (no terminal to ask on)" if result.decision == "ask" and chosen is None else ""
+            print(f"shellgate: not run, {why}{hint}: {result.reason}", file=err)
+        for line in (*(f"warning: {w}" for w in result.warnings), *result.violations,
+                     *result.notes):
+            print(f"shellgate: {line}", file=err)
+        err.flush()
+    if not result.ran:
+        return EXIT_ASK if result.decision == "ask" else EXIT_DENY
+    if result.exit_code is None:
+        return 1
+    return result.exit_code if 0 <= result.exit_code <= 255 else 1

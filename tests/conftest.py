@@ -1,0 +1,26 @@
+"""Shared test setup: a fixed hypothesis profile, and helpers to read the labeled corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+CORPUS_DATA = ROOT.parent / "shared" / "corpus-data"
+
+settings.register_profile(
+    "ci", deadline=None, max_examples=200, derandomize=True, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, max_examples=100)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def load(name: str) -> list[dict]:
+    """The JSON lines of ``corpus/<name>`` (blank lines and ``//`` comments skipped)."""
+    lines = (CORPUS / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(s) for s in lines if s.strip() and not s.lstrip().startswith("//")]

