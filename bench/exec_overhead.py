@@ -47,8 +47,8 @@ def main() -> None:
 
     methods: dict[str, Callable[[], object]] = {
         "plain bash -c true": lambda: subprocess.run(
-            [bash, "-c", "true"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, cwd=ws, check=False),
+            [bash, "-c", "true"], stdin=subprocess.DEVNULL, capture_output=True,
+            cwd=ws, check=False),
     }
     skipped: list[str] = []
     for tier in ("bwrap", "landlock", "none"):

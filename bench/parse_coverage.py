@@ -1,7 +1,8 @@
 """How many bash-valid commands of ../shared/corpus-data/ does parse() accept?
 
 Validity is bash's own: ``bash -O extglob -n -c CMD`` exits 0. Those results are cached in
-``.cache/bash_n.json`` (keyed by a hash of the command) so reruns take seconds. Both steps
+``$TMPDIR/shellgate-bash-n-cache.json`` (keyed by a hash of the command) so reruns take
+seconds. Both steps
 use every core. Prints, per corpus and overall: bash-valid commands, accepted by parse(),
 the share, and (with ``--show N``) the N most common failure reasons with an example.
 
@@ -16,13 +17,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "corpus-data"
-CACHE = ROOT / ".cache" / "bash_n.json"
+CACHE = Path(tempfile.gettempdir()) / "shellgate-bash-n-cache.json"
 sys.path.insert(0, str(ROOT))
 
 
@@ -66,7 +68,6 @@ def bash_valid(corpora: dict[str, list[str]], procs: int) -> dict[str, bool]:
         with Pool(procs) as pool:
             for cmd, ok in zip(todo, pool.map(_bash_ok, todo, chunksize=64), strict=True):
                 cache[_key(cmd)] = ok
-        CACHE.parent.mkdir(exist_ok=True)
         CACHE.write_text(json.dumps(cache))
     return cache
 

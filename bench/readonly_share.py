@@ -50,10 +50,8 @@ def run(path: Path, ctx: Context, top: int, limit: int | None, show: str | None)
             continue
         for rule in {r.rule for r in a.reasons}:
             rules[rule] += 1
-        offenders = {c.name for c in a.script.commands if c.name} or {"<none>"}
         first = next((c.name for c in a.script.commands if c.name), None)
         names[first or "<none>"] += 1
-        del offenders
         if show and any(r.rule == show for r in a.reasons) and shown < 25:
             shown += 1
             msg = next(r.message for r in a.reasons if r.rule == show)
@@ -62,7 +60,8 @@ def run(path: Path, ctx: Context, top: int, limit: int | None, show: str | None)
     n = len(cmds)
     print(f"\n== {path.name}: {n} commands, {ro} read-only ({100 * ro / max(n, 1):.1f}%), "
           f"{1000 * dt / max(n, 1):.2f} ms/command")
-    print("   effects: " + ", ".join(f"{k} {v} ({100 * v / max(n, 1):.1f}%)" for k, v in effects.most_common()))
+    shares = (f"{k} {v} ({100 * v / max(n, 1):.1f}%)" for k, v in effects.most_common())
+    print("   effects: " + ", ".join(shares))
     print(f"   top {top} reasons (rule: commands):")
     for rule, k in rules.most_common(top):
         print(f"     {k:6d}  {rule}")

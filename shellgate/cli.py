@@ -92,6 +92,143 @@ def _click_main(args: list[str]) -> None:
             print_explain(verdict)
         sys.exit(DECISION_EXIT.get(verdict.decision, EXIT_DENY))
 
+    @cli.command(context_settings={"ignore_unknown_options": True})
+    @mode_opt
+    @cwd_opt
+    @config_opt
+    @json_opt
+    @click.option("--timeout", type=float, default=None, help="Seconds before the command's "
+                  "whole process tree is killed.")
+    @click.argument("command", nargs=-1, required=True)
+    def run(command: tuple[str, ...], mode: str | None, cwd: str | None, config: str | None,
+            as_json: bool, timeout: float | None) -> None:
+        """Gate, then run COMMAND in the sandbox: shellgate run [OPTIONS] -- CMD.
+
+        Asks on a terminal when the decision is ask; without one, ask means not run.
+        Several words are joined with shell quoting; one word is taken as a whole script.
+        The exit code is the command's own; when it was not run: 3 ask, 4 deny, 2 bad config."""
+        import shlex
+
+        from .tools.run_cli import run_command
+
+        script = command[0] if len(command) == 1 else shlex.join(command)
+        sys.exit(run_command(script, mode=mode, cwd=cwd, timeout=timeout,
+                             json_out=as_json, config=config))
+
+    @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @click.argument("agent", type=click.Choice(HOOK_AGENTS))
+    def hook(agent: str) -> None:
+        """Answer one hook call of AGENT (JSON on stdin) in the agent's own protocol."""
+        from .integrations.hookio import cli_main
+
+        sys.exit(cli_main(agent, click.get_current_context().args))
+
+    @cli.command()
+    @mode_opt
+    @config_opt
+    @click.option("--workspace", type=click.Path(file_okay=False), default=None,
+                  help="Workspace the tools run in (default: here).")
+    def mcp(mode: str | None, config: str | None, workspace: str | None) -> None:
+        """Serve check_command, run_command and run_readonly_command over MCP (stdio)."""
+        from .integrations.mcp_server import main as mcp_main
+
+        sys.exit(mcp_main(workspace=workspace, mode=mode, config=config))
+
+    @cli.command()
+    @click.option("--seconds", type=float, default=60.0, show_default=True)
+    @click.option("--seed", type=int, default=0, show_default=True)
+    @click.option("--jobs", type=int, default=0, show_default=True, help="0 = one per core.")
+    @config_opt
+    @click.option("--findings", type=click.Path(dir_okay=False), default=None,
+                  help="Write findings as JSONL here.")
+    def fuzz(seconds: float, seed: int, jobs: int, config: str | None,
+             findings: str | None) -> None:
+        """Generate commands, run every auto-allowed one in a throwaway sandbox, report any
+        side effect. Exit 1 when something was found."""
+        from .fuzz.campaign import main as fuzz_main
+
+        sys.exit(fuzz_main(seconds=seconds, seed=seed, jobs=jobs, config=config,
+                           findings_path=findings))
+
+    @cli.command()
+    @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+                  help="Audit log (default: $XDG_STATE_HOME/shellgate/audit.jsonl).")
+    @click.option("-n", "--lines", type=int, default=20, show_default=True)
+    @click.option("--decision", type=click.Choice(["allow", "ask", "deny"]), default=None)
+    @click.option("--session", default=None, help="Only this session id.")
+    @click.option("--grep", "pattern", default=None, help="Only commands containing this text.")
+    @json_opt
+    def audit(path: str | None, lines: int, decision: str | None, session: str | None,
+              pattern: str | None, as_json: bool) -> None:
+        """Show the last decisions and executions from the audit log."""
+        from .auditcli import show_audit
+
+        sys.exit(show_audit(path, lines=lines, decision=decision, session=session,
+                            pattern=pattern, as_json=as_json))
+
+    @cli.group()
+    def approvals() -> None:
+        """List or revoke stored approvals ("allow always" answers)."""
+
+    @approvals.command("list")
+    @click.option("--store", type=click.Path(dir_okay=False), default=None)
+    @json_opt
+    def approvals_list(store: str | None, as_json: bool) -> None:
+        """Every stored approval, numbered."""
+        from .auditcli import list_approvals
+
+        sys.exit(list_approvals(store, as_json=as_json))
+
+    @approvals.command("revoke")
+    @click.argument("which", nargs=-1, required=True)
+    @click.option("--store", type=click.Path(dir_okay=False), default=None)
+    @json_opt
+    def approvals_revoke(which: tuple[str, ...], store: str | None, as_json: bool) -> None:
+        """Remove approvals by number (from `approvals list`) or by label; `all` removes all."""
+        from .auditcli import revoke_approvals
+
+        sys.exit(revoke_approvals(store, which, as_json=as_json))
+
+    @cli.command()
+    @cwd_opt
+    @config_opt
+    @json_opt
+    @click.option("--no-self-test", is_flag=True, help="Skip running the installed hooks.")
+    def doctor(cwd: str | None, config: str | None, as_json: bool, no_self_test: bool) -> None:
+        """Report the sandbox tier, config files, hook installation, and a self-test."""
+        from .integrations.doctor import main as doctor_main
+
+        text, code = doctor_main(cwd, config=config, as_json=as_json,
+                                 self_tests=not no_self_test)
+        click.echo(text)
+        sys.exit(code)
+
+    @cli.command()
+    @click.argument("agent", type=click.Choice(HOOK_AGENTS))
+    @click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user",
+                  show_default=True)
+    @click.option("--dry-run", is_flag=True, help="Show the diff, change nothing.")
+    @click.option("--mode", type=click.Choice(MODES), default=None,
+                  help="Pin the hook's mode (default: map the agent's own permission mode).")
+    @json_opt
+    def init(agent: str, scope: str, dry_run: bool, mode: str | None, as_json: bool) -> None:
+        """Install the shellgate hook into AGENT's settings (idempotent; shows the diff)."""
+        import json
+
+        from .integrations.install import InstallError, render
+        from .integrations.install import init as do_init
+
+        try:
+            plan = do_init(agent, scope, dry_run=dry_run, mode=mode)
+        except InstallError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if as_json:
+            click.echo(json.dumps({"path": str(plan.path), "changed": plan.changed,
+                                   "diff": plan.diff, "notes": list(plan.notes),
+                                   "dry_run": dry_run}))
+        else:
+            click.echo(render(plan, dry_run))
+
     cli.main(args=args, prog_name="shellgate", standalone_mode=True)
 
 

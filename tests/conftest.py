@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,3 +25,12 @@ def load(name: str) -> list[dict]:
     """The JSON lines of ``corpus/<name>`` (blank lines and ``//`` comments skipped)."""
     lines = (CORPUS / name).read_text(encoding="utf-8").splitlines()
     return [json.loads(s) for s in lines if s.strip() and not s.lstrip().startswith("//")]
+
+
+@pytest.fixture(autouse=True)
+def _private_xdg(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the real user's shellgate config, approvals or audit log."""
+    base = tmp_path_factory.mktemp("xdg")
+    for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        (base / var).mkdir()
+        monkeypatch.setenv(var, str(base / var))

@@ -86,7 +86,10 @@ def test_anthropic_handler_plain_blocks(ws):
 
 def test_anthropic_round_trip_with_the_sdk(ws):
     anthropic = pytest.importorskip("anthropic")
-    import httpx
+    try:  # anthropic 2.x talks through httpx2
+        import httpx2 as httpx
+    except ImportError:
+        import httpx
 
     from shellgate.integrations.anthropic import BashToolHandler
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from _approval_fakes import REAL, install
 
 from shellgate.approval import classify, tool_name
 from shellgate.approval.classifier import classify_bash
@@ -11,11 +10,6 @@ from shellgate.bash.facts import Context, PathOp
 from shellgate.permission import Capability, Metadata, Request
 
 C = Capability
-
-
-@pytest.fixture(autouse=True)
-def _analysis(monkeypatch):
-    install(monkeypatch)
 
 
 def meta(name, ws="/w", **args):
@@ -100,7 +94,6 @@ def test_bash_analysis_failure_fails_closed(monkeypatch, tmp_path):
     assert m.capability is C.EXEC and not m.persistable and "unavailable" in m.reasons[0]
 
 
-@pytest.mark.skipif(not REAL, reason="needs shellgate.bash.readonly")
 def test_readonly_sub_commands_are_credited(tmp_path):
     m = classify_bash("npm test | grep FAIL", Context.here(tmp_path, tmp_path, tmp_path)).metadata
     assert m.readonly_commands == frozenset({1})

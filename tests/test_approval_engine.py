@@ -8,7 +8,6 @@ import os
 import subprocess
 
 import pytest
-from _approval_fakes import install
 
 from shellgate.approval import PLAN_DENIED, CallContext, Engine, scripted
 from shellgate.gate import GateRequest, ToolCall, run_tool
@@ -24,11 +23,6 @@ from shellgate.permission import (
 )
 
 A = DecisionKind
-
-
-@pytest.fixture(autouse=True)
-def _analysis(monkeypatch):
-    install(monkeypatch)
 
 
 @pytest.fixture

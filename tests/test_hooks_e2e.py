@@ -74,9 +74,21 @@ def decision_of(agent: str, stdout: str) -> tuple[str, str]:
     return hso["permissionDecision"], reason
 
 
+@pytest.fixture(scope="module")
+def answers(world):
+    """Every corpus payload through the console script, a few processes at a time (each is an
+    independent hook call, as the agents make them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        procs = pool.map(lambda c: hook(world, c["agent"], fill(world, c["payload"]), c["args"]),
+                         CASES)
+        return dict(zip(map(id, CASES), procs, strict=True))
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['agent']}:{c['cmd'][:40]}")
-def test_payload(world, case):
-    proc = hook(world, case["agent"], fill(world, case["payload"]), case["args"])
+def test_payload(answers, case):
+    proc = answers[id(case)]
     assert proc.returncode == 0, proc.stderr
     decision, reason = decision_of(case["agent"], proc.stdout)
     assert decision == case["expect"], (case["note"], reason)

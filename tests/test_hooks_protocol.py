@@ -72,7 +72,7 @@ def test_codex_ask_and_deny_are_deny(decision):
         "hookEventName": "PreToolUse", "permissionDecision": "deny",
         "permissionDecisionReason": obj["hookSpecificOutput"]["permissionDecisionReason"]}
     reason = obj["hookSpecificOutput"]["permissionDecisionReason"]
-    assert ("shellgate approvals add" in reason) == (decision == "ask")
+    assert ("shellgate run -- ls" in reason) == (decision == "ask")
 
 
 def test_gemini_shapes():
@@ -255,3 +255,44 @@ def test_find_workspace(tmp_path):
     assert hookio.find_workspace(sub, "CLAUDE_PROJECT_DIR",
                                  environ={"CLAUDE_PROJECT_DIR": "/p"}) == "/p"
     assert hookio.find_workspace(str(tmp_path), environ={}) == str(tmp_path)
+
+
+# --- config ------------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def xdg(tmp_path, monkeypatch):
+    """No test here reads the developer's own shellgate config."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    return tmp_path
+
+
+def test_config_hooks_mode(xdg):
+    cfg = xdg / "sg.toml"
+    cfg.write_text('mode = "strict"\n[hooks]\nmode = "accept-edits"\n[hooks.gemini]\nmode = "trust"\n')
+    assert hookio.config_mode(str(cfg), str(xdg), "gemini") == "trust"
+    assert hookio.config_mode(str(cfg), str(xdg), "claude-code") == "auto"
+    cfg.write_text('mode = "strict"\n')   # the top-level mode does not override the agent's
+    assert hookio.config_mode(str(cfg), str(xdg), "claude-code") is None
+
+
+def test_config_hooks_mode_reaches_the_engine_and_bad_mode_denies(xdg):
+    cfg = xdg / "sg.toml"
+    cfg.write_text('[hooks]\nmode = "strict"\n')
+    d = fixed("allow")
+    hookio.run(claude_code.SPEC, payload("claude-code"), config=str(cfg), decider=d)
+    assert d.seen[-1][1] == ModeMap("strict")
+    cfg.write_text('[hooks]\nmode = "yolo"\n')
+    out, code = hookio.run(claude_code.SPEC, payload("claude-code"), config=str(cfg), decider=d)
+    assert code == 0 and "yolo" in assert_denied("claude-code", out)
+
+
+def test_cli_main_unwritable_stdout_exits_2():
+    class Closed(io.StringIO):
+        def write(self, s):
+            raise BrokenPipeError("closed")
+
+    err = io.StringIO()
+    code = hookio.cli_main("gemini", ["--mode", "nonsense"], stdin=io.StringIO(payload("gemini")),
+                           stdout=Closed(), stderr=err)
+    assert code == 2 and "blocked" in err.getvalue()

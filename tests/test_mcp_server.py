@@ -20,8 +20,15 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp_types import ElicitResult  # noqa: E402
 
 EXE = shutil.which("shellgate")
-pytestmark = pytest.mark.skipif(EXE is None, reason="the shellgate console script is not "
-                                                    "installed (pip install -e .)")
+
+
+def _wired() -> bool:
+    return EXE is not None and subprocess.run([EXE, "mcp", "--help"], capture_output=True,
+                                              timeout=60).returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _wired(), reason="`shellgate mcp` is not available (console "
+                                                     "script not installed or not wired)")
 
 ANNOTATIONS = {
     "check_command": dict(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
@@ -48,7 +55,7 @@ def server(work: Path) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     env.update(HOME=str(root / "home"), XDG_CONFIG_HOME=str(root / "config"),
                XDG_STATE_HOME=str(root / "state"))
-    return StdioServerParameters(command=__import__("sys").executable, args=["-m", "shellgate.integrations.mcp_server"], env=env, cwd=str(work))
+    return StdioServerParameters(command=EXE, args=["mcp"], env=env, cwd=str(work))
 
 
 def run(coro_fn):

@@ -65,6 +65,10 @@ def shfmt_names(cmd: str) -> Counter[str] | None:
                 names["(("] += 1
             elif t == "FuncDecl":
                 names[n["Name"]["Value"] + "()"] += 1
+            elif t == "CStyleLoop":
+                names["(("] += 1
+            elif t is None and "Redirs" in n and not n.get("Cmd"):
+                names[""] += 1  # a statement of redirections only (`> f`, `$(< f)`)
             for v in n.values():
                 walk(v)
         elif isinstance(n, list):

@@ -137,12 +137,23 @@ def test_merged_rule_sets_keep_every_layer():
     assert len(m) == 3 and bool(m) and not bool(RuleSet())
 
 
-def test_pyparsing_only_imported_when_parsing():
+def test_pyparsing_only_imported_when_parsing(tmp_path):
+    """The hook path: importing and deciding (store read, audit written, no rules) loads neither
+    pyparsing nor filelock nor rich."""
     import subprocess
     import sys
 
-    code = ("import sys, shellgate.permission, shellgate.approval, shellgate.gate, shellgate.config;"
-            "bad = [m for m in ('pyparsing', 'filelock', 'rich') if m in sys.modules];"
+    from shellgate.permission import Approval, Store
+
+    Store(tmp_path / "s.json").add([Approval("bash", ("make",), True)])
+    code = ("import sys, shellgate.permission, shellgate.approval, shellgate.gate, shellgate.config\n"
+            "from shellgate.permission import Engine, Request, Metadata, Capability\n"
+            f"e = Engine({str(tmp_path)!r}, store={str(tmp_path / 's.json')!r}, "
+            f"audit={str(tmp_path / 'a.jsonl')!r})\n"
+            "d = e.decide(Request(tool_name='bash', metadata=Metadata(Capability.EXEC, "
+            "command='make x')))\n"
+            "assert d.allowed(), d\n"
+            "bad = [m for m in ('pyparsing', 'filelock', 'rich') if m in sys.modules]\n"
             "print(bad); sys.exit(1 if bad else 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -45,7 +45,9 @@ def load_engine(workspace: str | Path = ".", mode: str | Mode | None = None,
 
     ``mode`` overrides the config's mode (default balanced). ``audit`` / ``store``: ``True``
     for the configured or default location, ``False`` for none, or a path. Raises
-    ``shellgate.config.ConfigError`` (a ``ValueError``) for a bad config or mode.
+    ``shellgate.config.ConfigError`` (a ``ValueError``) for a bad config or mode. The
+    project file only tightens unless the user trusts it (``shellgate.config``); what it asked
+    for in vain is in ``engine.notices``.
     """
     from ..config import load_config
     from ..permission import AuditLog, Store
@@ -62,6 +64,7 @@ def load_engine(workspace: str | Path = ".", mode: str | Mode | None = None,
                     home=home, sandboxed=sandboxed, ask_as_deny=ask_as_deny,
                     session_id=session_id, filesystem_roots=cfg.filesystem_roots,
                     readonly_roots=cfg.readonly_roots, internal_dirs=cfg.internal_dirs,
-                    plan_mode_exec_allowed=cfg.plan_mode_exec_allowed)
+                    plan_mode_exec_allowed=cfg.plan_mode_exec_allowed,
+                    untrusted_allows=cfg.ignored_rules.allow, notices=cfg.notices)
     engine.set_plan_mode(plan)
     return engine

@@ -59,6 +59,9 @@ class Engine:
     defaults it to ``$XDG_STATE_HOME/shellgate/audit.jsonl``). ``ask_as_deny=False`` makes
     an unanswerable ask come back as ``DecisionKind.ASK`` instead of a deny (for ``check``).
     ``sandboxed=False`` (sandbox tier ``none``) makes trust ask for exec / network.
+    ``untrusted_allows``: allow rules read but not honoured (an untrusted project file's),
+    only named in a reason when one would have allowed the call; ``notices``: what the config
+    loader ignored, kept for display.
     """
 
     def __init__(self, workspace: str | Path = ".", mode: Mode | str = "balanced",
@@ -71,7 +74,9 @@ class Engine:
                  readonly_roots: Iterable[str | Path] = (),
                  readonly_internal_dirs: Iterable[str | Path] = (),
                  filesystem_roots: Iterable[str | Path] = (),
-                 on_audit: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_audit: Callable[[dict[str, Any]], None] | None = None,
+                 untrusted_allows: Iterable[perm.Rule] = (),
+                 notices: Iterable[str] = ()) -> None:
         self.cwd = _norm(workspace)
         self.home = _norm(home) if home is not None else _norm("~")
         self.session_id = session_id
@@ -81,7 +86,11 @@ class Engine:
             plan_mode_exec_allowed=plan_mode_exec_allowed, internal_dirs=internal_dirs,
             readonly_roots=readonly_roots, readonly_internal_dirs=readonly_internal_dirs,
             filesystem_roots=filesystem_roots, sandboxed=sandboxed, ask_as_deny=ask_as_deny,
-            home=self.home, session_id=session_id, on_audit=on_audit)
+            home=self.home, session_id=session_id, on_audit=on_audit,
+            untrusted_allows=untrusted_allows)
+        # What the config loader ignored (an untrusted project file's loosening), for
+        # front ends that report it (doctor, MCP); never part of a decision.
+        self.notices = tuple(notices)
         self._plan_content: Callable[[], str] | None = None
 
     # -- forwarded state --------------------------------------------------------------------
@@ -237,7 +246,8 @@ class Engine:
             return hard
         req = replace(req, metadata=replace(req.metadata, persistable=False))
         return self.tool.ask(req, reason=reason, rule="approval.dangerous_path", limited=True,
-                             hint="it touches a sensitive path; run it yourself if it is intended")
+                             hint="run it themselves if it is intended (sensitive paths are "
+                                  "never auto-approved)")
 
     # -- convenience entries ----------------------------------------------------------------
 

@@ -20,6 +20,7 @@ Rules (bash 5.2):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ._lex import Opaque
@@ -306,11 +307,17 @@ def _ansi_c_end(src: str, i: int, end: int) -> int:
     return i
 
 
+_PLAIN_WORD = re.compile(r"[\w./:,@%+=^-]+")  # nothing to decode, expand or match
+
+
 def decode_word(src: str, start: int, end: int, table: Mapping[int, Opaque], *,
                 assignment: bool = False, span: Span | None = None) -> tuple[Word, list[Opaque]]:
     """Decode ``src[start:end]`` as one word. Returns the word and the constructs (``$( )``,
     backticks, ``${ }``, arithmetic, process substitutions, arrays) directly inside it.
     Raises :class:`DecodeError` when it cannot be decoded exactly."""
+    if _PLAIN_WORD.fullmatch(src, start, end):
+        raw = src[start:end]
+        return Word(text=raw, raw=raw, span=span or (start, end)), []
     d = _Decoder(src, start, end, table)
     d.run(assignment=assignment)
     word = Word(text="".join(d.out), raw=src[start:end], span=span or (start, end),

@@ -40,7 +40,12 @@ _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FDVAR_RE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}(?=[<>])")
 _REDIR_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<&", "<>", "<", ">>", ">&", ">|", ">")
 _CASE_STOPS = (";;&", ";;", ";&")
-MAX_DEPTH = 100
+_NOT_NL = re.compile(r"[^\n]")
+_PLAIN_RUN = re.compile(r"[^ \t\n;&|<>()\\'\"$`]+")
+MAX_DEPTH = 100      # nested substitutions, subshells and compound commands
+MAX_TOKENS = 5000    # words and operators; bashlex slows down badly on long inputs
+_OPENERS = frozenset({"if", "while", "until", "for", "select", "case", "{"})
+_CLOSERS = frozenset({"fi", "done", "esac", "}"})
 
 
 class LexError(Exception):
@@ -138,6 +143,8 @@ class _Scanner:
         self.not_arith: set[int] = set()
         self.depth = 0
         self.words: list[Span] = []
+        self.tokens = 0
+        self.compound = 0
 
     # ----------------------------------------------------------------- helpers
     def mask(self, s: int, e: int, ch: str = MASK) -> None:
@@ -242,6 +249,7 @@ class _Scanner:
                 continue
             op = self.operator(i)
             if op:
+                self.count(i)
                 if op in _CASE_STOPS:
                     if op in closers:
                         return i, op
@@ -299,7 +307,7 @@ class _Scanner:
                 continue  # a prefix assignment keeps command position
             if cmd:
                 decl = word in _DECL
-                if word in ("time", "coproc"):  # a plain command here; bashlex would not know
+                if word == "time":  # a plain command here (not at a pipeline's start)
                     self.mask(i, j)
                 cmd, pipe_start = False, False
                 nwords = 1
@@ -339,7 +347,8 @@ class _Scanner:
             raise LexError("bad redirection", i)
         op_start = i
         i = self.skip_blanks(i + len(op))
-        if i >= self.n or (src[i] in _META and not src.startswith(("<(", ">("), i)):
+        if i >= self.n or src[i] == "#" or \
+                (src[i] in _META and not src.startswith(("<(", ">("), i)):
             raise LexError(f"missing target after '{op}'", op_start)
         j = self.read_word(i)
         if op in ("<<", "<<-"):
@@ -395,25 +404,24 @@ class _Scanner:
                 pos = min(line_end + 1, n)
                 break
             pos = line_end + 1
+        keep: list[Opaque] = []
         if not hd.quoted:
             container = self.stack[-1].children if self.stack else self.top
             before = len(container)
             self.scan_dq(hd.body[0], hd.body[1], heredoc=True)
-            for op in container[before:]:
+            keep = container[before:]
+            for op in keep:
                 op.fill = " "  # in the parent's text the body is blank lines
-        self.mask_except_opaques(start, end)
+        self.blank(start, end, keep)
         return pos if hd.terminated else n
 
-    def mask_except_opaques(self, s: int, e: int) -> None:
+    def blank(self, s: int, e: int, keep: list[Opaque]) -> None:
+        """Blank ``[s, e)`` to spaces (newlines stay), except the constructs in ``keep``."""
         k = s
-        while k < e:
-            op = self.opaques.get(k)
-            if op is not None and op.span[1] <= e and op.span[1] > k:
-                k = op.span[1]
-                continue
-            if self.base[k] != "\n":
-                self.base[k] = " "
-            k += 1
+        for op in sorted(keep, key=lambda o: o.span):
+            self.base[k:op.span[0]] = _NOT_NL.sub(" ", self.src[k:op.span[0]])
+            k = op.span[1]
+        self.base[k:e] = _NOT_NL.sub(" ", self.src[k:e])
 
     # --------------------------------------------------------- reserved words
     def reserved(self, i: int, closers: tuple[str, ...], pipe_start: bool) -> tuple[str, int] | None:
@@ -427,6 +435,13 @@ class _Scanner:
         w = src[i:j]
         if w == "esac" and "esac" in closers:
             return "close", i
+        self.count(i)
+        if w in _OPENERS:
+            self.compound += 1
+            if self.compound > MAX_DEPTH:
+                raise LexError("nesting too deep", i)
+        elif w in _CLOSERS:
+            self.compound -= 1
         if w in _RESERVED_OPEN:
             return "open", j
         if w in _RESERVED_CLOSE:
@@ -455,7 +470,7 @@ class _Scanner:
                 self.mask(k, k + 2, " ")
                 k += 2
             return "time", k
-        if w == "coproc" and pipe_start:
+        if w == "coproc":
             return "open", self.coproc_head(i, j)
         if w == "function":
             k = self.skip_blanks(j)
@@ -515,7 +530,7 @@ class _Scanner:
                 self.words.append((k, k + 1))
                 k += 1
                 continue
-            if c in ";&|":
+            if c in ";&|#":
                 raise LexError(f"unexpected '{c}' inside '[['", k)
             e = self.read_regex(k) if regex else self.read_word(k, test=True)
             op.words.append((k, e))
@@ -552,7 +567,7 @@ class _Scanner:
         src, n = self.src, self.n
         op = self.open("case", i, i + 4)
         k = self.skip_blanks(i + 4)
-        if k >= n or src[k] in _META:
+        if k >= n or src[k] in _META or src[k] == "#":
             raise LexError("missing word after 'case'", k)
         e = self.read_word(k)
         op.subject = (k, e)
@@ -572,7 +587,7 @@ class _Scanner:
             pats: list[Span] = []
             while True:
                 k = self.skip_blanks(k)
-                if k >= n or src[k] in _META:
+                if k >= n or src[k] in _META or src[k] == "#":
                     raise LexError("bad case pattern", k)
                 e = self.read_word(k)
                 pats.append((k, e))
@@ -612,6 +627,11 @@ class _Scanner:
         src, n = self.src, self.n
         k = i
         while k < n:
+            m = _PLAIN_RUN.match(src, k)
+            if m:
+                k = m.end()
+                if k >= n:
+                    break
             c = src[k]
             if c == "(" and k > i and src[k - 1] in "@!+*?" and not _escaped(src, k - 1):
                 k = self.extglob(k - 1)
@@ -641,6 +661,7 @@ class _Scanner:
         if k == i:
             raise LexError(f"unexpected '{src[i]}'", i)
         self.words.append((i, k))
+        self.count(i)
         return k
 
     def word_char(self, k: int, dq: bool) -> int:
@@ -813,6 +834,11 @@ class _Scanner:
             else:
                 k += 1
         raise LexError(f"unterminated '{open_}'", k)
+
+    def count(self, k: int) -> None:
+        self.tokens += 1
+        if self.tokens > MAX_TOKENS:
+            raise LexError(f"command too complex (more than {MAX_TOKENS} words and operators)", k)
 
     def enter(self, k: int) -> None:
         self.depth += 1

@@ -18,213 +18,29 @@ but ``|`` / ``|&`` and blanks, so they are regrouped from their spans (``_pipeli
 
 from __future__ import annotations
 
-import posixpath
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
-from pathlib import Path
+from collections.abc import Iterator
 
 from . import warnings_table as T
-from .facts import Context, PathClass, PathOp, Reason
+from .facts import Reason
 from .ir import Command, CommandKind, Redirect, Script, Span, Via, Word
 from .sqlwarn import sql_messages
+from .warnargs import Args, parse_args, prog_name, resolve, rule_matches
+from .warntargets import is_disk, is_temp, setuid, special, world_writable
 
 __all__ = ["warnings"]
 
 _HOME_PREFIX = re.compile(r"^(?:\$HOME|\$\{HOME\}|~)(?=/)")
 _MAX_DEPTH = 4  # nested scripts (ssh "…", bash <<EOF, echo … | sh) analysed at most this deep
 
-# --------------------------------------------------------------------------- argv view
-
-
-@dataclass(slots=True)
-class _Args:
-    """A command's own arguments split getopt-style."""
-
-    words: tuple[Word, ...]
-    flags: dict[str, Word] = field(default_factory=dict)       # option -> the word that gave it
-    values: dict[str, list[str]] = field(default_factory=dict)  # option -> values (`=v` or next word)
-    value_words: dict[str, list[Word]] = field(default_factory=dict)  # the words holding those values
-    positionals: list[Word] = field(default_factory=list)
-    after_ddash: list[Word] = field(default_factory=list)
-
-    def has(self, cond: str, *, strict: bool = False) -> bool:
-        """Is option ``cond`` given? ``--x=v`` asks for that value. Long options may be
-        abbreviated (getopt and git accept unique prefixes); ``strict`` (used for the options
-        that *suppress* a warning) asks for a longer prefix, so ``--d`` is never ``--dry-run``."""
-        name, eq, want = cond.partition("=")
-        names = [name]
-        if len(name) > 2 and name[0] == "-" and name[1] != "-":
-            names.append("-" + name)  # Go-style tools accept -destroy and --destroy
-        for n in names:
-            if eq:
-                if want in self.values.get(n, ()):
-                    return True
-                continue
-            if n in self.flags:
-                if strict and self.values.get(n) and all(v in ("none", "false", "0") for v in self.values[n]):
-                    return False
-                return True
-            if n.startswith("--"):
-                shortest = 6 if strict else 4
-                if any(f.startswith("--") and len(f) >= shortest and n.startswith(f) for f in self.flags):
-                    return True
-        return False
-
-    def word(self, *conds: str) -> Word | None:
-        for c in conds:
-            if c in self.flags:
-                return self.flags[c]
-        return None
-
-
-def _parse_args(words: Iterable[Word], valued: frozenset[str] = frozenset()) -> _Args:
-    a = _Args(tuple(words))
-    ws = a.words
-    i, ended = 0, False
-    while i < len(ws):
-        w = ws[i]
-        t = w.text
-        i += 1
-        if ended:
-            a.positionals.append(w)
-            a.after_ddash.append(w)
-            continue
-        if not w.static or len(t) < 2 or t[0] != "-":
-            a.positionals.append(w)
-            continue
-        if t == "--":
-            ended = True
-            a.flags.setdefault("--", w)
-            continue
-        name, eq, val = t.partition("=")
-        a.flags.setdefault(name, w)
-        if eq:
-            a.values.setdefault(name, []).append(val)
-            a.value_words.setdefault(name, []).append(w)
-        elif name in valued:
-            if i < len(ws):
-                a.values.setdefault(name, []).append(ws[i].text)
-                a.value_words.setdefault(name, []).append(ws[i])
-                i += 1
-        elif not t.startswith("--"):
-            if t[:2] in valued and len(t) > 2:
-                a.flags.setdefault(t[:2], w)
-                a.values.setdefault(t[:2], []).append(t[2:])
-                a.value_words.setdefault(t[:2], []).append(w)
-            else:
-                for c in t[1:]:
-                    if c.isalnum():
-                        a.flags.setdefault("-" + c, w)
-    return a
-
-
-def _base(name: str) -> str:
-    return name.rsplit("/", 1)[-1]
-
-
-_PY = frozenset({"python", "python2", "python3", "pypy", "pypy3"})
-_RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
-
-
-def _resolve(name: str, words: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]]:
-    """See through spellings of the same program: ``/bin/rm``, ``busybox rm``,
-    ``python -m twine``, ``npx prisma``, ``python manage.py``."""
-    base = _base(name)
-    for _ in range(3):
-        if base == "busybox" and words and words[0].static:
-            base, words = _base(words[0].text), words[1:]
-        elif base in _PY and words and words[0].text == "-m" and len(words) > 1:
-            base, words = words[1].text, words[2:]
-        elif base in _PY and words and _base(words[0].text) == "manage.py":
-            base, words = "manage.py", words[1:]
-        elif base in _RUNNERS and words:
-            k = 0
-            while k < len(words) and words[k].text.startswith("-"):
-                k += 1
-            if k >= len(words):
-                break
-            base, words = _base(words[k].text).split("@")[0] or base, words[k + 1:]
-        else:
-            break
-    return base, words
-
-
-# --------------------------------------------------------------------------- paths in rm & co
-
-_TEMP_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/", "$TMPDIR/", "${TMPDIR}/",
-               "${TMPDIR:-/tmp}/", "${TMPDIR:-/var/tmp}/", "$RUNNER_TEMP/", "${RUNNER_TEMP}/")
-_SYSTEM_TOP = frozenset({"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc",
-                         "run", "sbin", "srv", "sys", "usr", "var", "snap", "mnt", "media", "system",
-                         "library", "applications", "private", "nix"})
-_SYSTEM_DEEP = frozenset({"usr", "var", "etc", "opt", "lib", "library", "system"})  # /usr/lib is system too
-_HOME_WORDS = ("~", "$HOME", "${HOME}")
-_FAKE_CTX = Context(cwd=Path("/nonexistent-shellgate/cwd"), workspace=Path("/nonexistent-shellgate/cwd"),
-                    home=Path("/nonexistent-shellgate/home"))
-
-
-def _is_temp(text: str) -> bool:
-    """Under a temp directory, one level down at least, no ``..`` (dcg's exemption)."""
-    for root in _TEMP_ROOTS:
-        if text.startswith(root):
-            rest = text[len(root):].strip("/")
-            first = rest.split("/", 1)[0]
-            return bool(first) and first not in ("*", ".", "..") and ".." not in rest.split("/")
-    return False
-
-
-def _special(w: Word) -> str | None:
-    """The worst thing deleting this operand may mean, or None for an ordinary path."""
-    t = w.text
-    if not t:
-        return None
-    home_rest = None
-    for h in _HOME_WORDS:
-        if t == h or t.startswith(h + "/"):
-            home_rest = t[len(h):]
-            break
-    if home_rest is not None:
-        rest = posixpath.normpath("/" + home_rest).strip("/")
-        if rest in ("", "."):
-            return T.DELETES_HOME
-        if rest in ("*", ".*", "*/"):
-            return T.DELETES_HOME_ALL
-        if w.glob:
-            return T.DELETES_HOME_GLOB
-    if t.startswith("/"):
-        norm = posixpath.normpath("/" + t.lstrip("/"))
-        parts = [p for p in norm.split("/") if p]
-        top = parts[0].lower() if parts else ""
-        if not parts or parts == ["*"] or parts == [".*"]:
-            return T.DELETES_ROOT
-        if top in ("home", "users", "root") and (len(parts) == 1 or (len(parts) == 2 and top != "root")):
-            return T.DELETES_HOME  # /home, /home/alice, /root
-        if top in ("home", "users") and len(parts) == 3 and parts[2] in ("*", ".*"):
-            return T.DELETES_HOME_ALL
-        if top in _SYSTEM_TOP and not _is_temp(norm + "/x") and (
-                len(parts) == 1 or (len(parts) == 2 and (parts[1] in ("*", ".*") or top in _SYSTEM_DEEP))):
-            return T.DELETES_SYSTEM
-    stripped = t.rstrip("/") or t
-    if stripped in (".", "./."):
-        return T.DELETES_CWD
-    if stripped in ("..", "../") or re.fullmatch(r"(\.\./)+\.\.", stripped):
-        return T.DELETES_PARENT
-    if stripped in ("*", "./*", ".*", "./.*"):
-        return T.DELETES_CWD_ALL
-    if w.static or "$HOME" in t or "${HOME}" in t:
-        from .paths import check_path
-
-        hit = check_path(t.replace("${HOME}", "~").replace("$HOME", "~"), PathOp.WRITE, _FAKE_CTX)
-        if hit is not None and hit.cls is PathClass.LEAK:
-            return T.DELETES_SECRET
-    return None
-
-
 # --------------------------------------------------------------------------- the warner
 
 
 class _Warner:
+    """One pass over one script's commands, collecting reasons. Nested scripts (``ssh h "…"``,
+    ``bash <<EOF``) get their own warner one level deeper; their reasons point at the text
+    they came from."""
+
     def __init__(self, script: Script, depth: int = 0) -> None:
         self.script = script
         self.cmds = script.commands
@@ -309,7 +125,7 @@ class _Warner:
                 self.warn(T.DYNAMIC_NAME, cmd.words[0].span, "dynamic")
                 return
             name = first  # `$HOME/.local/bin/uv`: only HOME is unknown, the program is not
-        base, words = _resolve(name, self.own_words(i))
+        base, words = resolve(name, self.own_words(i))
         self.argv(base, words, cmd, i)
 
     def argv(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
@@ -320,12 +136,12 @@ class _Warner:
         handler = _HANDLERS.get(base)
         if handler is not None:
             handler(self, base, words, cmd, i)
-        a = _parse_args(words, T.VALUED.get(base, frozenset()))
+        a = parse_args(words, T.VALUED.get(base, frozenset()))
         taken: set[str] = set()
         for rule in _RULES_BY_NAME.get(base, ()):
             if rule.group and rule.group in taken:
                 continue
-            if _rule_matches(rule, a):
+            if rule_matches(rule, a):
                 self.warn(rule.message, span, rule.family)
                 if rule.group:
                     taken.add(rule.group)
@@ -344,7 +160,7 @@ class _Warner:
             if r.target is None or r.op in ("<<", "<<-", "<<<", "<", "<&"):
                 continue
             t = r.target.text
-            if _is_disk(t):
+            if is_disk(t):
                 self.warn(T.OVERWRITES_DISK, r.span, "disk")
             elif bare and r.op in (">", ">|", "&>") and not t.startswith("/dev/") and not t.isdigit():
                 self.warn(T.TRUNCATES, r.span, "fs")
@@ -380,18 +196,20 @@ class _Warner:
         if base == "unlink":
             recursive = False
         for w in operands:
-            msg = _special(w)
+            msg = special(w)
             if msg is not None and not (interactive and msg in _ASKED_ANYWAY):
                 self.warn(msg, w.span, "fs")
         if interactive:
             return
         via = cmd.via[-1] if cmd.via else Via.TOP
+        if via is Via.FIND_EXEC and i is not None and self.find_in_temp(cmd.parent):
+            return  # `find /tmp/x -exec rm -rf {} +`
         if via is Via.FIND_EXEC and base == "rm":
-            if not (i is not None and self.find_in_temp(cmd.parent)):
-                self.warn(T.DELETES_MATCHED, cmd.span, "fs")
+            self.warn(T.DELETES_MATCHED, cmd.span, "fs")
         elif via is Via.XARGS and base == "rm":
             self.warn(T.DELETES_LISTED, cmd.span, "fs")
-        if recursive and operands and not all(_is_temp(w.text) for w in operands):
+        listed = via in (Via.XARGS, Via.FIND_EXEC)  # operands arrive at run time
+        if recursive and (operands or listed) and not (operands and all(is_temp(w.text) for w in operands)):
             self.warn(T.RECURSIVE_DELETE, cmd.span, "fs")
 
     def find_in_temp(self, idx: int | None) -> bool:
@@ -402,7 +220,7 @@ class _Warner:
             if w.text.startswith(("-", "(", "!")):
                 break
             starts.append(w)
-        return bool(starts) and all(_is_temp(w.text) for w in starts)
+        return bool(starts) and all(is_temp(w.text) for w in starts)
 
     def find(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
         starts: list[Word] = []
@@ -414,41 +232,41 @@ class _Warner:
         if delete is None:
             return
         for w in starts:  # `find . -delete` searches from `.`; it does not delete `.` itself
-            if (msg := _special(w)) in (T.DELETES_ROOT, T.DELETES_HOME, T.DELETES_HOME_ALL, T.DELETES_SYSTEM):
+            if (msg := special(w)) in (T.DELETES_ROOT, T.DELETES_HOME, T.DELETES_HOME_ALL, T.DELETES_SYSTEM):
                 self.warn(msg, w.span, "fs")
-        if not (starts and all(_is_temp(w.text) for w in starts)):
+        if not (starts and all(is_temp(w.text) for w in starts)):
             self.warn(T.DELETES_MATCHED, delete.span, "fs")
 
     def dd(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
         for w in words:
             key, eq, val = w.text.partition("=")
             if key == "of" and eq:
-                if _is_disk(val):
+                if is_disk(val):
                     self.warn(T.OVERWRITES_DISK, w.span, "disk")
                 elif not val.startswith("/dev/"):
                     self.warn(T.OVERWRITES_FILE, w.span, "fs")
 
     def truncate(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
-        a = _parse_args(words, frozenset({"-s", "--size", "-r", "--reference"}))
+        a = parse_args(words, frozenset({"-s", "--size", "-r", "--reference"}))
         sizes = a.values.get("-s", []) + a.values.get("--size", [])
         if sizes and all(s.startswith(("+", ">")) for s in sizes):
             return
         self.warn(T.TRUNCATES, cmd.span, "fs")
 
     def cp(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
-        a = _parse_args(words)
+        a = parse_args(words)
         if len(a.positionals) == 2 and a.positionals[0].text == "/dev/null":
             self.warn(T.TRUNCATES, cmd.span, "fs")
 
     def chmod(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
-        a = _parse_args(words, frozenset({"--reference"}))
+        a = parse_args(words, frozenset({"--reference"}))
         ops = a.positionals
         recursive = a.has("-R") or a.has("--recursive")
         if base == "chmod" and ops and not a.has("--reference"):
             mode = ops[0]
-            if _world_writable(mode.text):
+            if world_writable(mode.text):
                 self.warn(T.WORLD_WRITABLE, mode.span, "perms")
-            if _setuid(mode.text):
+            if setuid(mode.text):
                 self.warn(T.SETUID, mode.span, "perms")
             ops = ops[1:]
         elif base in ("chown", "chgrp") and ops and not a.has("--reference"):
@@ -456,7 +274,7 @@ class _Warner:
             if recursive:
                 self.warn(T.CHOWN_RECURSIVE, cmd.span, "perms")
         for w in ops:
-            msg = _special(w)
+            msg = special(w)
             if msg in (T.DELETES_ROOT, T.DELETES_SYSTEM) or (recursive and msg in (T.DELETES_HOME,
                                                                                     T.DELETES_HOME_ALL)):
                 self.warn(T.PERMS_SYSTEM, w.span, "perms")
@@ -488,7 +306,7 @@ class _Warner:
                 self.warn(msg, w.span, "process")
 
     def git(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
-        a = _parse_args(words, T.VALUED["git"])
+        a = parse_args(words, T.VALUED["git"])
         pos = a.positionals
         if not pos:
             return
@@ -496,7 +314,9 @@ class _Warner:
         rest = pos[1:]
         if sub == "checkout":
             creating = a.has("-b") or a.has("-B") or a.has("--orphan")
-            if a.has("-f") or a.has("--force") or a.has("--ours") or a.has("--theirs") or a.after_ddash and not creating or any(w.text in (".", "./", ":/", "*", "-") and w.text != "-" for w in rest) and not creating or a.has("--pathspec-from-file"):
+            forced = any(a.has(f) for f in ("-f", "--force", "--ours", "--theirs", "--pathspec-from-file"))
+            paths = bool(a.after_ddash) or any(w.text in (".", "./", ":/", "*") for w in rest)
+            if forced or (paths and not creating):
                 self.warn(T.DISCARD_CHANGES, cmd.span, "git")
         elif sub == "restore":
             staged = a.has("--staged") or a.has("-S")
@@ -532,8 +352,8 @@ class _Warner:
     # -- text that becomes code for another program ---------------------------------------
 
     def db_client(self, base: str, words: tuple[Word, ...], cmd: Command, i: int | None) -> None:
-        spec = _DB_SPECS.get(base, _DbSpec(frozenset(), frozenset()))
-        a = _parse_args(words, spec.valued | spec.sql_opts)
+        spec = T.DB_SPECS.get(base, T.DbSpec(frozenset(), frozenset()))
+        a = parse_args(words, spec.valued | spec.sql_opts)
         texts: list[tuple[str, Span]] = []
         for opt in spec.sql_opts:
             for v, w in zip(a.values.get(opt, ()), a.value_words.get(opt, ()), strict=False):
@@ -564,7 +384,7 @@ class _Warner:
         did not unwrap, and scripts fed to a shell's stdin by a here-doc."""
         unwrapped = i is not None and self.has_child(i, Via.SHELL_C)
         if base == "ssh":
-            a = _parse_args(words, _SSH_VALUED)
+            a = parse_args(words, T.SSH_VALUED)
             if a.positionals:
                 host = a.positionals[0]
                 remote = [w for w in words if w.span[0] > host.span[0]]
@@ -575,7 +395,7 @@ class _Warner:
                 self.nested(_redirect_text(r), r.span)
             return
         if base == "watch":
-            a = _parse_args(words, frozenset({"-n", "--interval", "-d", "--differences", "-q", "--equexit"}))
+            a = parse_args(words, frozenset({"-n", "--interval", "-d", "--differences", "-q", "--equexit"}))
             if a.positionals:
                 ps = a.positionals
                 self.nested(" ".join(w.text for w in ps), (ps[0].span[0], ps[-1].span[1]))
@@ -584,7 +404,7 @@ class _Warner:
             if base == "eval":
                 code = [w for w in words]
             else:
-                a = _parse_args(words, frozenset({"-c", "--command"} if base == "su" else {"-c"}))
+                a = parse_args(words, frozenset({"-c", "--command"} if base == "su" else {"-c"}))
                 cw = a.word("-c", "--command")
                 code = [w for w in words if cw is not None and w.span[0] > cw.span[0]][:1]
                 if cw is None:
@@ -620,10 +440,10 @@ class _Warner:
                 return
             k += 1
             while k < len(texts) and texts[k].startswith("-"):
-                k += 2 if texts[k].split("=")[0] in _DOCKER_RUN_VALUED and "=" not in texts[k] else 1
+                k += 2 if texts[k].split("=")[0] in T.DOCKER_RUN_VALUED and "=" not in texts[k] else 1
             inner = words[k + 1:]
         if inner and inner[0].static:
-            ib, iw = _resolve(inner[0].text, inner[1:])
+            ib, iw = resolve(inner[0].text, inner[1:])
             virtual = Command(words=inner, span=(inner[0].span[0], inner[-1].span[1]), via=(Via.WRAPPER,),
                               redirects=cmd.redirects)
             self.argv(ib, iw, virtual, None)
@@ -637,12 +457,12 @@ class _Warner:
                     continue
                 eff = self.effective(idx)
                 c = self.cmds[eff]
-                name = _base(c.name or "")
+                name = prog_name(c.name or "")
                 upstream = [self.effective(s) for s in stages[:k]]
-                up_names = [_base(self.cmds[u].name or "") for u in upstream]
+                up_names = [prog_name(self.cmds[u].name or "") for u in upstream]
                 span = (self.cmds[stages[0]].span[0], self.cmds[idx].span[1])
                 if name in T.INTERPRETERS or name == "ssh":
-                    a = _parse_args(c.words[1:], _SSH_VALUED if name == "ssh" else frozenset())
+                    a = parse_args(c.words[1:], T.SSH_VALUED if name == "ssh" else frozenset())
                     if name == "ssh" and len(a.positionals) > 1:
                         continue
                     if name != "ssh" and not _reads_stdin(name, a):
@@ -654,12 +474,12 @@ class _Warner:
                     elif name in T.SHELLS or name == "ssh":
                         self.nested_from(upstream[-1])
                 elif name in T.DB_CLIENTS:
-                    a = _parse_args(c.words[1:], _DB_SPECS.get(name, _DbSpec(frozenset(), frozenset())).valued)
-                    spec = _DB_SPECS.get(name)
+                    spec = T.DB_SPECS.get(name)
+                    a = parse_args(c.words[1:], spec.valued if spec else frozenset())
                     if spec is not None and any(o in a.flags for o in spec.sql_opts):
                         continue
                     prev = self.cmds[upstream[-1]]
-                    pname = _base(prev.name or "")
+                    pname = prog_name(prev.name or "")
                     if pname in ("echo", "printf"):
                         text = " ".join(w.text for w in prev.words[1:] if not w.text.startswith("-"))
                         for msg in sql_messages(text):
@@ -672,7 +492,7 @@ class _Warner:
     def nested_from(self, u: int) -> None:
         """``echo 'rm -rf /' | sh`` and ``cat <<EOF | sh``: the upstream text is the script."""
         prev = self.cmds[u]
-        pname = _base(prev.name or "")
+        pname = prog_name(prev.name or "")
         if pname in ("echo", "printf") and all(w.static for w in prev.words[1:]):
             args = [w for w in prev.words[1:] if not (pname == "echo" and w.text in ("-n", "-e", "-E"))]
             if args:
@@ -685,7 +505,7 @@ class _Warner:
     def substitutions(self) -> None:
         """``bash <(curl …)``, ``source <(wget -O- …)``, ``eval "$(curl …)"``, ``sh -c "$(…)"``."""
         for c in self.cmds:
-            name = _base(c.name or "")
+            name = prog_name(c.name or "")
             downloads = name in T.DOWNLOADERS
             if not (downloads or _decodes(c)):
                 continue
@@ -696,8 +516,8 @@ class _Warner:
             if not kinds & {Via.CMDSUB, Via.PROCSUB} or node.parent is None:
                 continue
             holder = self.cmds[node.parent]
-            hname = _base(holder.name or "")
-            a = _parse_args(holder.words[1:])
+            hname = prog_name(holder.name or "")
+            a = parse_args(holder.words[1:])
             if hname == "eval" or (hname in T.INTERPRETERS and (
                     Via.PROCSUB in kinds or any(o in a.flags for o in T.PROGRAM_OPTS))):
                 self.warn(T.RUNS_DOWNLOAD if downloads else T.RUNS_DECODED, holder.span, "remote-exec")
@@ -714,28 +534,7 @@ class _Warner:
 # --------------------------------------------------------------------------- small predicates
 
 
-def _is_disk(path: str) -> bool:
-    return bool(re.match(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|loop|sr|nbd|zd)", path))
-
-
-def _world_writable(mode: str) -> bool:
-    if re.fullmatch(r"[0-7]{3,4}", mode):
-        return mode[-1] in "2367"
-    for clause in mode.split(","):
-        m = re.fullmatch(r"([ugoa]*)([-+=])([rwxXst]*)", clause)
-        if m and m.group(2) in "+=" and "w" in m.group(3) and ("o" in m.group(1) or "a" in m.group(1)):
-            return True
-    return False
-
-
-def _setuid(mode: str) -> bool:
-    if re.fullmatch(r"[0-7]{4}", mode):
-        return mode[0] in "234567"
-    return any((m := re.fullmatch(r"([ugoa]*)([+=])([rwxXst]*)", c)) is not None and "s" in m.group(3)
-               for c in mode.split(","))
-
-
-def _reads_stdin(name: str, a: _Args) -> bool:
+def _reads_stdin(name: str, a: Args) -> bool:
     """Does this interpreter take its program from standard input?"""
     if any(o in a.flags for o in T.PROGRAM_OPTS) or (name in ("source", ".") and not a.positionals):
         return False
@@ -745,7 +544,7 @@ def _reads_stdin(name: str, a: _Args) -> bool:
 
 
 def _decodes(c: Command) -> bool:
-    name = _base(c.name or "")
+    name = prog_name(c.name or "")
     if name not in T.DECODERS:
         return False
     texts = {w.text for w in c.words[1:]}
@@ -764,21 +563,6 @@ def _redirect_text(r: Redirect) -> str:
     if r.op == "<<<":
         return r.target.text if r.target else ""
     return r.heredoc or ""
-
-
-def _rule_matches(rule: T.Rule, a: _Args) -> bool:
-    pos = [w.text.lower() if rule.nocase else w.text for w in a.positionals]
-    if rule.anywhere:
-        it = iter(pos)
-        if not all(any(fnmatchcase(p, s) for p in it) for s in rule.sub):
-            return False
-    elif len(pos) < len(rule.sub) or not all(fnmatchcase(p, s) for p, s in zip(pos, rule.sub, strict=False)):
-        return False
-    if rule.any_of and not any(a.has(c) for c in rule.any_of):
-        return False
-    if rule.all_of and not all(a.has(c) for c in rule.all_of):
-        return False
-    return not any(a.has(c, strict=True) for c in rule.unless)
 
 
 def _pipelines(script: Script) -> list[list[int]]:
@@ -803,54 +587,6 @@ def _pipelines(script: Script) -> list[list[int]]:
         out.append(current)
     return out
 
-
-# --------------------------------------------------------------------------- tables for code
-
-
-@dataclass(frozen=True, slots=True)
-class _DbSpec:
-    valued: frozenset[str]          # options that take a value (so it is not read as SQL)
-    sql_opts: frozenset[str]        # options whose value is SQL / JS
-    sql_from: int | None = None     # positionals from this index on are SQL (sqlite3 db 'SQL')
-
-
-def _fs(*a: str) -> frozenset[str]:
-    return frozenset(a)
-
-
-_DB_SPECS: dict[str, _DbSpec] = {
-    "psql": _DbSpec(_fs("-d", "--dbname", "-h", "--host", "-U", "--username", "-p", "--port", "-f", "--file",
-                        "-v", "--set", "--variable", "-o", "--output", "-F", "-R", "-P", "-T", "-L"),
-                    _fs("-c", "--command")),
-    "pgcli": _DbSpec(_fs("-d", "-h", "-U", "-p"), _fs("-e", "--execute")),
-    "mysql": _DbSpec(_fs("-u", "--user", "-h", "--host", "-D", "--database", "-P", "--port", "-S", "--socket"),
-                     _fs("-e", "--execute")),
-    "sqlite3": _DbSpec(_fs("-separator", "-nullvalue", "-newline", "-init"), _fs("-cmd"), sql_from=1),
-    "duckdb": _DbSpec(_fs("-separator", "-nullvalue", "-init"), _fs("-c", "-s", "-cmd"), sql_from=1),
-    "clickhouse-client": _DbSpec(_fs("-h", "--host", "-u", "--user", "--password", "-d", "--database",
-                                     "--port"), _fs("-q", "--query")),
-    "cockroach": _DbSpec(_fs("--url", "--host", "-u", "--user", "-d", "--database"), _fs("-e", "--execute")),
-    "sqlcmd": _DbSpec(_fs("-S", "-U", "-P", "-d", "-i", "-o"), _fs("-Q", "-q")),
-    "snowsql": _DbSpec(_fs("-a", "-u", "-d", "-s", "-w", "-r", "-f"), _fs("-q", "--query")),
-    "mongosh": _DbSpec(_fs("-u", "--username", "-p", "--password", "--host", "--port",
-                           "--authenticationDatabase"), _fs("--eval")),
-    "bq": _DbSpec(_fs("--project_id", "--format", "--location"), _fs(), sql_from=1),
-    "usql": _DbSpec(_fs("-f", "--file", "-o"), _fs("-c", "--command")),
-}
-_DB_SPECS["mariadb"] = _DB_SPECS["mycli"] = _DB_SPECS["mysql"]
-_DB_SPECS["sqlite"] = _DB_SPECS["litecli"] = _DB_SPECS["sqlite3"]
-_DB_SPECS["clickhouse"] = _DB_SPECS["clickhouse-client"]
-_DB_SPECS["mongo"] = _DB_SPECS["mongosh"]
-
-_SSH_VALUED = _fs("-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-m", "-O",
-                  "-Q", "-S", "-W", "-w", "-B", "-I")
-_DOCKER_RUN_VALUED = _fs("-u", "--user", "-e", "--env", "-w", "--workdir", "--name", "-v", "--volume", "-p",
-                         "--publish", "--entrypoint", "--network", "--net", "--env-file", "--platform", "-m",
-                         "--memory", "--mount", "-l", "--label", "--cpus", "--gpus", "--restart", "-h",
-                         "--hostname", "--add-host", "--device", "--cap-add", "--cap-drop", "--pull",
-                         "--detach-keys", "--security-opt", "--ulimit", "--shm-size", "--tmpfs", "--ipc",
-                         "--pid", "--dns", "--log-driver", "--log-opt", "--runtime", "--stop-signal",
-                         "--index", "-c", "--cpu-shares")
 
 # `rm -i` asks before each of these; deleting the root or a home directory still warns.
 _ASKED_ANYWAY = frozenset({T.DELETES_CWD, T.DELETES_PARENT, T.DELETES_CWD_ALL, T.DELETES_HOME_GLOB})

@@ -300,7 +300,8 @@ def _expand(p: str, base: Path, home: Path) -> Path:
     return q if q.is_absolute() else base / q
 
 
-def _scan_file(path: Path, home: Path, problems: list[str], entries: list[Entry], depth: int = 0) -> None:
+def _scan_file(path: Path, home: Path, problems: list[str], entries: list[Entry], depth: int = 0,
+               aliases: frozenset[str] = frozenset()) -> None:
     if depth > _MAX_INCLUDE_DEPTH:
         problems.append(f"git config includes nest too deep at {path}")
         return
@@ -316,10 +317,12 @@ def _scan_file(path: Path, home: Path, problems: list[str], entries: list[Entry]
         why = program_key(e)
         if why:
             problems.append(f"{why} ({path})")
+        if e.section == "alias" and e.subsection is None and e.key in aliases:
+            problems.append(f"alias.{e.key} would run instead of a subcommand this git may lack ({path})")
         if e.key == "path" and (e.section == "include" or e.section == "includeif"):
             if not e.value:
                 continue
-            _scan_file(_expand(e.value, path.parent, home), home, problems, entries, depth + 1)
+            _scan_file(_expand(e.value, path.parent, home), home, problems, entries, depth + 1, aliases)
 
 
 def _config_files(repo: Repo | None, home: Path) -> list[Path]:
@@ -351,19 +354,22 @@ def _hooks_dir(repo: Repo, entries: list[Entry], home: Path) -> Path | None:
     return _expand(p, base, home)
 
 
-def check(cwd: Path, home: Path) -> tuple[str, ...]:
-    """Problems that make git's read forms unsafe in ``cwd``; empty when none. Never raises."""
+def check(cwd: Path, home: Path, aliases: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """Problems that make git's read forms unsafe in ``cwd``; empty when none. Never raises.
+
+    ``aliases``: subcommand names whose ``alias.<name>`` entries count as problems (git runs an
+    alias when it has no builtin of that name, e.g. a subcommand removed in a newer git)."""
     problems: list[str] = []
     try:
         repo = discover(cwd)
         entries: list[Entry] = []
         for f in _config_files(repo, home):
-            _scan_file(f, home, problems, entries)
+            _scan_file(f, home, problems, entries, aliases=aliases)
         if repo is not None:
             hooks = _hooks_dir(repo, entries, home)
             if hooks is not None and (hooks / "post-index-change").exists():
                 problems.append(f"a post-index-change hook ({hooks}) runs when status refreshes the index")
-            _submodules(repo, home, problems)
+            _submodules(repo, home, problems, aliases)
     except ConfigError as exc:
         problems.append(f"git repository could not be inspected ({exc})")
     except (OSError, ValueError, RecursionError) as exc:
@@ -371,7 +377,7 @@ def check(cwd: Path, home: Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(problems))
 
 
-def _submodules(repo: Repo, home: Path, problems: list[str]) -> None:
+def _submodules(repo: Repo, home: Path, problems: list[str], aliases: frozenset[str]) -> None:
     modules = repo.commondir / "modules"
     if not modules.is_dir():
         return
@@ -385,7 +391,7 @@ def _submodules(repo: Repo, home: Path, problems: list[str]) -> None:
                 return
             entries: list[Entry] = []
             sub = Path(root)
-            _scan_file(sub / "config", home, problems, entries)
+            _scan_file(sub / "config", home, problems, entries, aliases=aliases)
             hooks = sub / "hooks" / "post-index-change"
             if hooks.exists():
                 problems.append(f"a post-index-change hook in submodule {sub}")

@@ -63,6 +63,10 @@ IMPLICIT: tuple[Implicit, ...] = (
              only_with=_fs("--user")),
 )
 
+_BY_NAME: dict[str, tuple[Implicit, ...]] = {}
+for _imp in IMPLICIT:
+    _BY_NAME[_imp.words[0]] = (*_BY_NAME.get(_imp.words[0], ()), _imp)
+
 # `git config` read forms; anything else writes a config file.
 _GIT_CONFIG_READS = _fs("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list",
                         "--get-color", "--get-colorbool", "--show-origin", "--show-scope")
@@ -72,45 +76,58 @@ _GIT_CONFIG_VALUED = _fs("-f", "--file", "--blob", "--type", "--default", "--com
 
 
 def _split(cmd: Command) -> tuple[list[str], set[str]]:
-    """Non-option words (static ones only) and the option words of a command."""
-    words, opts = [], set()
+    """Non-option words and the option words of a command. A word right after an option
+    without ``=`` may be that option's value; it is kept as ``"\0" + word`` so that
+    :func:`_in_order` may skip it (``kubectl --context prod config view``)."""
+    words, opts, after_opt = [], set(), False
     for w in cmd.words:
-        if not w.static:
+        t = w.text
+        if t.startswith("-") and len(t) > 1 and w.static:
+            opts.add(t.split("=", 1)[0])
+            after_opt = "=" not in t
             continue
-        if w.text.startswith("-") and len(w.text) > 1:
-            opts.add(w.text.split("=", 1)[0])
-        else:
-            words.append(w.text)
+        words.append(("\0" + t) if after_opt else t)
+        after_opt = False
     return words, opts
 
 
 def _in_order(needle: tuple[str, ...], hay: list[str]) -> bool:
+    """``hay`` (the command's non-option words) starts with ``needle``: the subcommand words
+    follow each other, the first of them among the first three words after the name (so that
+    the value of a global option such as ``kubectl --context x`` may come before it)."""
     if not hay or hay[0].rsplit("/", 1)[-1] != needle[0]:
         return False
-    it = iter(hay[1:])
-    return all(any(x == n for x in it) for n in needle[1:])
+    rest, sub = hay[1:], list(needle[1:])
+    j = 0
+    while j < len(rest) and rest[j].startswith("\0") and j < 3:
+        j += 1  # values of global options
+    found = [x.lstrip("\0") for x in rest[j:j + len(sub)]]
+    return found == sub or (bool(rest) and [x.lstrip("\0") for x in rest[:len(sub)]] == sub)
 
 
 def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
-    from .paths import _hits_for_text
+    from .paths import hits_for_text
 
     if cmd.kind is not CommandKind.SIMPLE or cmd.name is None:
         return []
+    base = cmd.name.rsplit("/", 1)[-1]
+    if base not in _BY_NAME and base != "git":
+        return []
     words, opts = _split(cmd)
     out: list[SensitiveHit] = []
-    for imp in IMPLICIT:
+    for imp in _BY_NAME.get(base, ()):
         if imp.only_with and not (opts & imp.only_with):
             continue
         if imp.unless & opts or not _in_order(imp.words, words):
             continue
-        out.extend(_hits_for_text(imp.path, imp.role, ctx, cmd.span, dynamic=False, glob=False))
-    if words and words[0].rsplit("/", 1)[-1] == "git":
+        out.extend(hits_for_text(imp.path, imp.role, ctx, cmd.span, dynamic=False, glob=False))
+    if words and words[0].lstrip("\0").rsplit("/", 1)[-1] == "git":
         out.extend(_git_config(cmd, ctx))
     return out
 
 
 def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
-    from .paths import _hits_for_text
+    from .paths import hits_for_text
 
     texts = [w.text for w in cmd.words]
     i, gitdir = 1, "."
@@ -147,4 +164,4 @@ def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
         target = "/etc/gitconfig"
     elif "--worktree" in opts:
         target = gitdir + "/.git/config.worktree"
-    return _hits_for_text(target, Role.WRITE, ctx, cmd.span, dynamic=False, glob=False)
+    return hits_for_text(target, Role.WRITE, ctx, cmd.span, dynamic=False, glob=False)

@@ -38,6 +38,7 @@ class CmdPaths:
     tree: bool = False                          # directory operands are read/written as trees
     tree_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
     skip_first: bool = False                    # first operand is a mode/owner (chmod, chown)
+    code_opts: frozenset[str] = frozenset()     # the value is program text: its quoted paths count
 
 
 def _fs(*names: str) -> frozenset[str]:
@@ -71,11 +72,12 @@ _AWK = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--file"),
 _JQ = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--from-file"),
                data_opts=_fs("--arg", "--argjson", "--indent", "--tab"),
                read_opts=_fs("-f", "--from-file", "--slurpfile", "--rawfile"))
-_PY = CmdPaths(Role.READ, data_opts=_fs("-c", "-m", "-W", "-X", "-Q"))
+_PY = CmdPaths(Role.READ, data_opts=_fs("-c", "-m", "-W", "-X", "-Q"), code_opts=_fs("-c"))
 _NODE = CmdPaths(Role.READ, data_opts=_fs("-e", "--eval", "-p", "--print", "-r", "--require", "--import",
-                                          "--input-type", "--loader"))
+                                          "--input-type", "--loader"),
+                 code_opts=_fs("-e", "--eval", "-p", "--print"))
 _PERL = CmdPaths(Role.READ, data_opts=_fs("-e", "-E", "-M", "-m", "-I"),
-                 rw_flags=_fs("-i", "-pi", "-pie", "-ni"))
+                 rw_flags=_fs("-i", "-pi", "-pie", "-ni"), code_opts=_fs("-e", "-E"))
 _SHELL = CmdPaths(Role.READ, data_opts=_fs("-c", "-o", "-O", "+O"))
 _SORT = CmdPaths(Role.READ, data_opts=_fs("-k", "--key", "-t", "--field-separator", "-S",
                                           "--buffer-size", "-T", "--temporary-directory"),
@@ -161,3 +163,19 @@ COMMANDS: dict[str, CmdPaths] = {
     "ssh-add": CmdPaths(Role.NONE),  # loads keys into the agent; never prints them
     "find": _FIND,
 }
+
+# git: global options whose value is the next word (`git -C dir`, `git -c k=v`).
+GIT_GLOBAL_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                                "--config-env", "--super-prefix"})
+# git subcommands that write the working tree (or run hooks/config) get "unsure" operands;
+# the others only read the paths they are given (`git add .env` stages a secret: a leak).
+GIT_WRITERS = frozenset({"checkout", "restore", "mv", "rm", "clean", "reset", "switch", "apply", "am",
+                          "merge", "pull", "cherry-pick", "revert", "stash", "worktree", "clone", "init",
+                          "submodule", "config", "archive", "bundle", "format-patch", "read-tree",
+                          "checkout-index", "update-index", "hash-object", "notes", "filter-branch",
+                          "sparse-checkout"})
+GIT = CmdPaths(Role.UNSURE, data_opts=frozenset({"-m", "--message", "--grep", "--author", "--committer",
+                                                  "--format", "--pretty", "-S", "-G", "--date", "-b", "-B",
+                                                  "--branch", "-u", "--set-upstream-to", "-X", "-s"}),
+                read_opts=frozenset({"-F", "--file"}))
+GIT_READ = CmdPaths(Role.READ, data_opts=GIT.data_opts, read_opts=GIT.read_opts)

@@ -2,7 +2,8 @@
 (IMPLANT), after bash would have expanded them.
 
 The tables are in ``pathlists.py`` (which paths) and ``pathroles.py`` (how each command uses
-its words). This module normalises a word the way bash would (``~``, ``$HOME``, relative to the
+its words); ``pathscan.py`` finds the path words of a script, ``pathglob.py`` intersects globs.
+This module normalises a word the way bash would (``~``, ``$HOME``, relative to the
 live cwd, ``..``, ``//``, braces, globs, existing symlinks) and matches it against the table.
 
 Errs towards a hit: a false hit costs one prompt, a miss costs a secret. Two exceptions keep
@@ -13,8 +14,6 @@ is no hit on that alone — only its static tail can hit (``$DIR/.ssh/id_rsa``).
 
 from __future__ import annotations
 
-import glob as _globmod
-import itertools
 import os
 import posixpath
 import re
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .facts import Context, PathClass, PathOp, SensitiveHit
-from .ir import Command, CommandKind, Script, Span, Via, Word
+from .ir import Script, Span
 from .pathglob import (
     STARSTAR,
     Seg,
@@ -34,14 +33,14 @@ from .pathglob import (
     seg_regex,
 )
 from .pathlists import RULES, VARIABLE_ROOTS, PathRule
-from .pathroles import COMMANDS, WRAPPERS, CmdPaths, Role
+from .pathroles import Role
 
-__all__ = ["check_path", "scan", "Role"]
+__all__ = ["check_path", "scan", "hits_for_text", "Role"]
 
 _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
 _MAX_GLOB_RESULTS = 64
-_INNER_VIAS = frozenset({Via.WRAPPER, Via.SHELL_C, Via.XARGS, Via.FIND_EXEC})
+_MAX_GLOB_ENTRIES = 2000
 
 
 # --------------------------------------------------------------------------- compiled table
@@ -49,19 +48,53 @@ _INNER_VIAS = frozenset({Via.WRAPPER, Via.SHELL_C, Via.XARGS, Via.FIND_EXEC})
 
 @dataclass(frozen=True, slots=True)
 class _Alt:
-    """One brace alternative of one rule, compiled for one home directory."""
+    """One brace alternative of one rule, for one home directory. Regexes and segment
+    sequences are built on first use (``_rx``, ``_full_segs``): a hook process checks a handful
+    of paths and should not pay for compiling every rule."""
 
     order: int                                  # position in the table (reports follow it)
     rule: PathRule
-    regex: re.Pattern[str]                      # full match on a literal, lowercased path
-    segs: tuple[tuple[Seg | str, ...], ...]     # the same, as segment sequences (one per anchor)
+    pattern: str                                # regex source: full match on a lowercased path
+    anchors: tuple[tuple[str, ...], ...]        # directory segments the rule hangs from
+    rel_text: tuple[str, ...]                   # the rule's segments below the anchor
     anywhere: bool                              # no anchor: the name matters anywhere in the tree
-    rel: tuple[Seg | str, ...]                  # the segments below the anchor
-    n_lit: int                                  # how many of them are literal names
+    n_lit: int                                  # how many segments are literal names
     words: tuple[str, ...]                      # distinctive words of the file name (see _specific)
-    exclude: re.Pattern[str] | None
-    exclude_globs: tuple[str, ...]
+    exclude_globs: tuple[str, ...]              # basename globs of benign look-alikes
     dirs: tuple[str, ...]                       # literal directories holding the file(s)
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return _rx(self.pattern)
+
+    @property
+    def exclude(self) -> re.Pattern[str] | None:
+        return _rx("|".join(seg_regex(e) for e in self.exclude_globs)) if self.exclude_globs else None
+
+    @property
+    def rel(self) -> tuple[Seg | str, ...]:
+        return _pattern_segs(self.rel_text)
+
+    @property
+    def segs(self) -> tuple[tuple[Seg | str, ...], ...]:
+        return tuple(_pattern_segs(a + self.rel_text) for a in self.anchors)
+
+    def may_start(self, head: tuple[str, ...]) -> bool:
+        """Cheap test before the exact intersection: can a path whose first segments are the
+        literal ``head`` lie under one of this rule's anchors?"""
+        if self.anywhere:
+            return True
+        for a in self.anchors:
+            full = a + self.rel_text
+            if all(k >= len(full) or full[k] == STARSTAR or has_glob(full[k]) or full[k] == h
+                   for k, h in enumerate(head)):
+                return True
+        return False
+
+
+@lru_cache(maxsize=4096)
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +106,9 @@ class _Table:
     by_name: dict[str, tuple[_Alt, ...]]
     by_dir: dict[str, tuple[_Alt, ...]]
     by_glob: tuple[tuple[re.Pattern[str], tuple[_Alt, ...]], ...]
+    any_glob: re.Pattern[str]                   # one of the by_glob patterns matches (prefilter)
     always: tuple[_Alt, ...]
+    ancestors: dict[str, tuple[_Alt, ...]]      # each prefix of a rule's directory -> those rules
 
 
 def _segs_regex(segs: Iterable[str]) -> str:
@@ -83,7 +118,8 @@ def _segs_regex(segs: Iterable[str]) -> str:
     return "".join(out)
 
 
-def _pattern_segs(segs: Iterable[str]) -> tuple[Seg | str, ...]:
+@lru_cache(maxsize=4096)
+def _pattern_segs(segs: tuple[str, ...]) -> tuple[Seg | str, ...]:
     return tuple(STARSTAR if s == STARSTAR else compile_seg(s) for s in segs)
 
 
@@ -106,19 +142,30 @@ def _index(alts: list[_Alt]) -> _Table:
     by_glob: dict[str, list[_Alt]] = {}
     always: list[_Alt] = []
     for alt in alts:
-        names = [x.text for x in alt.rel if x != STARSTAR]  # type: ignore[union-attr]
-        last = alt.rel[-1]
-        if last != STARSTAR and last.literal:  # type: ignore[union-attr]
-            by_name.setdefault(last.text, []).append(alt)  # type: ignore[union-attr]
+        names = [x for x in alt.rel_text if x != STARSTAR]
+        last = alt.rel_text[-1]
+        if last != STARSTAR and not has_glob(last):
+            by_name.setdefault(last, []).append(alt)
         elif last != STARSTAR:
-            by_glob.setdefault(seg_regex(last.text), []).append(alt)  # type: ignore[union-attr]
+            by_glob.setdefault(seg_regex(last), []).append(alt)
         elif names and not has_glob(names[-1]):
             by_dir.setdefault(names[-1], []).append(alt)
         else:
             always.append(alt)
+    ancestors: dict[str, list[_Alt]] = {}
+    for alt in alts:
+        for d in alt.dirs:
+            parts = d.split("/")
+            for k in range(1, len(parts) + 1):
+                prefix = "/".join(parts[:k]) or "/"
+                group = ancestors.setdefault(prefix, [])
+                if not group or group[-1] is not alt:
+                    group.append(alt)
     return _Table(tuple(alts), {k: tuple(v) for k, v in by_name.items()},
                   {k: tuple(v) for k, v in by_dir.items()},
-                  tuple((re.compile(k), tuple(v)) for k, v in by_glob.items()), tuple(always))
+                  tuple((re.compile(k), tuple(v)) for k, v in by_glob.items()),
+                  re.compile("|".join(f"(?:{k})" for k in by_glob) or "(?!)"), tuple(always),
+                  {k: tuple(v) for k, v in ancestors.items()})
 
 
 @lru_cache(maxsize=16)
@@ -134,7 +181,6 @@ def _table(home: str) -> _Table:
     alts: list[_Alt] = []
     for rule in RULES:
         excl = tuple(e.lower() for e in rule.exclude)
-        excl_re = re.compile("|".join(seg_regex(e) for e in excl)) if excl else None
         for alt in expand_braces(rule.pattern.lower()):
             if alt.startswith("~/"):
                 rel = tuple(s for s in alt[2:].split("/") if s)
@@ -145,8 +191,7 @@ def _table(home: str) -> _Table:
             else:
                 rel = (STARSTAR,) + tuple(s for s in alt.split("/") if s)
                 anchors, prefix, dir_roots = ((),), "", ()
-            regex = re.compile(prefix + _segs_regex(rel))
-            segs = tuple(_pattern_segs(a + rel) for a in anchors)
+            pattern = prefix + _segs_regex(rel)
             fixed: list[str] = []
             for x in rel:
                 if x == STARSTAR or has_glob(x):
@@ -157,8 +202,8 @@ def _table(home: str) -> _Table:
             dirs = tuple(r + "".join("/" + f for f in fixed) or "/" for r in dir_roots)
             named = [x for x in rel if x != STARSTAR]
             words = _words(named[-1], drop_generic=True) if named and rel[-1] != STARSTAR else ()
-            alts.append(_Alt(len(alts), rule, regex, segs, not dir_roots, _pattern_segs(rel),
-                             sum(1 for x in named if not has_glob(x)), words, excl_re, excl, dirs))
+            alts.append(_Alt(len(alts), rule, pattern, anchors, rel, not dir_roots,
+                             sum(1 for x in named if not has_glob(x)), words, excl, dirs))
     return _index(alts)
 
 
@@ -191,7 +236,7 @@ def _normpath(path: str) -> str:
     return "/" + path.lstrip("/") if path.startswith("//") else path
 
 
-def _candidates(text: str, ctx: Context, *, dynamic: bool, glob: bool, braces: bool,
+def candidates(text: str, ctx: Context, *, dynamic: bool, glob: bool, braces: bool,
                 tilde: bool = True) -> list[_Cand]:
     """Every absolute path ``text`` may stand for (bounded), as bash would expand it."""
     if not text or "\x00" in text:
@@ -243,17 +288,73 @@ def _resolved(cand: _Cand) -> Iterator[_Cand]:
         return
     try:
         if cand.glob:
-            for found in itertools.islice(_globmod.iglob(cand.path), _MAX_GLOB_RESULTS):
+            for found, link in _bounded_glob(cand.path):
                 yield _Cand(found, False)
-                real = os.path.realpath(found)
-                if real != found:
-                    yield _Cand(real, False)
+                if link:
+                    yield _Cand(_realpath(found), False)
             return
-        real = os.path.realpath(cand.path)
+        real = _realpath(cand.path)
     except (OSError, ValueError, RuntimeError):
         return
     if real != cand.path:
         yield _Cand(real, False)
+
+
+_O_PATH = getattr(os, "O_PATH", 0)
+_PROC_FD = os.path.isdir("/proc/self/fd")
+
+
+def _realpath(path: str) -> str:
+    """``os.path.realpath``, faster for the common case of an existing file: the kernel
+    resolves it (``O_PATH`` + ``/proc/self/fd``: three system calls instead of one ``lstat`` per
+    component). Missing files, dangling links and other systems take the pure-Python way."""
+    if _O_PATH and _PROC_FD:
+        try:
+            fd = os.open(path, _O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return os.path.realpath(path)
+        try:
+            return os.readlink(f"/proc/self/fd/{fd}")
+        finally:
+            os.close(fd)
+    return os.path.realpath(path)
+
+
+def _bounded_glob(pattern: str) -> list[tuple[str, bool]]:
+    """What an absolute glob matches on disk now, bash-style (no leading-dot matches by a
+    wildcard), giving up after reading ``_MAX_GLOB_ENTRIES`` directory entries: a hook must not
+    walk ``/*/*/*`` (what is not found is still covered by the pattern-level check)."""
+    parts = [p for p in pattern.split("/") if p]
+    results: list[tuple[str, bool]] = []
+    budget = [_MAX_GLOB_ENTRIES]
+
+    def walk(base: str, i: int, link: bool = False) -> None:
+        if len(results) >= _MAX_GLOB_RESULTS or budget[0] <= 0:
+            return
+        if i == len(parts):
+            results.append((base or "/", link or os.path.islink(base or "/")))
+            return
+        part = parts[i]
+        if not has_glob(part):
+            nxt = f"{base}/{part}"
+            if os.path.lexists(nxt):
+                walk(nxt, i + 1, link)
+            return
+        rx = re.compile(seg_regex(part))
+        dots = part.startswith(".")
+        try:
+            with os.scandir(base or "/") as it:
+                for entry in it:
+                    budget[0] -= 1
+                    if budget[0] <= 0:
+                        return
+                    if (dots or not entry.name.startswith(".")) and rx.fullmatch(entry.name):
+                        walk(f"{base}/{entry.name}", i + 1, link or entry.is_symlink())
+        except OSError:
+            return
+
+    walk("", 0)
+    return results
 
 
 # --------------------------------------------------------------------------- matching
@@ -269,9 +370,10 @@ def _literal_alts(path: str, table: _Table) -> Iterator[_Alt]:
     cands: list[_Alt] = list(table.by_name.get(base, ()))
     for part in set(parts):
         cands.extend(table.by_dir.get(part, ()))
-    for rx, alts in table.by_glob:
-        if rx.fullmatch(base):
-            cands.extend(alts)
+    if table.any_glob.fullmatch(base):
+        for rx, alts in table.by_glob:
+            if rx.fullmatch(base):
+                cands.extend(alts)
     cands.extend(table.always)
     cands.sort(key=lambda a: a.order)
     last = None
@@ -317,13 +419,42 @@ def _tail_hits(segs: tuple[Seg | str, ...], alt: _Alt, dot_rule: bool) -> bool:
     return False
 
 
+def _glob_candidates(parts: list[str], glob: bool, table: _Table) -> list[_Alt]:
+    """The rules a glob path could possibly meet, found through the same indexes as for literal
+    paths (a name rule needs the glob's file name to match its name, a directory rule needs a
+    segment to match its directory) so that the exact intersection runs on a few rules only."""
+    if not parts:
+        return list(table.alts)
+    rxs = [re.compile(seg_regex(p) if glob else re.escape(p)) for p in parts]
+    any_dirs = glob and "**" in parts
+    out: list[_Alt] = [*table.always]
+    for _rx_glob, alts in table.by_glob:
+        out.extend(alts)
+    base_rx = rxs[-1]
+    for name, alts in table.by_name.items():
+        if base_rx.fullmatch(name):
+            out.extend(alts)
+    for name, alts in table.by_dir.items():
+        if any_dirs or any(r.fullmatch(name) for r in rxs):
+            out.extend(alts)
+    out.sort(key=lambda a: a.order)
+    return out
+
+
 def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool) -> Iterator[_Alt]:
     low = cand.path.lower()
     parts = [p for p in low.split("/") if p]
     segs = tuple(STARSTAR if p == "**" and cand.glob else compile_seg(p, glob=cand.glob) for p in parts)
     base = parts[-1] if parts else ""
     literal_base = not has_glob(base) or not cand.glob
-    for alt in table.alts:
+    head: list[str] = []
+    for p in parts[:2]:
+        if cand.glob and has_glob(p):
+            break
+        head.append(p)
+    for alt in _glob_candidates(parts, cand.glob, table):
+        if not cand.tail and head and not alt.may_start(tuple(head)):
+            continue
         if alt.words and not literal_base and (alt.anywhere or cand.tail) and not _specific(base, alt):
             continue
         if cand.tail:
@@ -346,11 +477,7 @@ def _ancestor_alts(path: str, table: _Table, home: str) -> Iterator[_Alt]:
         low = posixpath.dirname(home) or "/"
     elif m := re.fullmatch(r"/(?:home|users)/[^/]+(/.*)?|/root(/.*)?", low):
         low = home + (m.group(1) or m.group(2) or "")
-    for alt in table.alts:
-        for d in alt.dirs:
-            if low == "/" or d == low or d.startswith(low + "/"):
-                yield alt
-                break
+    yield from table.ancestors.get(low, ())
 
 
 def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
@@ -382,7 +509,7 @@ def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
     return list(found.values())
 
 
-def _hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dynamic: bool, glob: bool,
+def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dynamic: bool, glob: bool,
                    braces: bool = True, tree: bool = False, dot_rule: bool = True,
                    tilde: bool = True) -> list[SensitiveHit]:
     if role in (Role.NONE, Role.META):
@@ -391,13 +518,13 @@ def _hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dy
     table = _table(home)
     out: list[SensitiveHit] = []
     classes: set[PathClass] = set()
-    for first in _candidates(text, ctx, dynamic=dynamic, glob=glob, braces=braces, tilde=tilde):
+    for first in candidates(text, ctx, dynamic=dynamic, glob=glob, braces=braces, tilde=tilde):
         for cand in _resolved(first):
             if cand.glob or cand.tail:
                 alts = list(_glob_alts(cand, table, dot_rule))
             else:
                 alts = list(_literal_alts(cand.path, table))
-                if tree and not alts:
+                if tree and not alts and role is not Role.ATTR:
                     alts = list(_ancestor_alts(cand.path, table, home))
             for alt, cls, op in _classify(alts, role):
                 if cls not in classes:
@@ -423,7 +550,7 @@ def check_path(path: str, op: PathOp, ctx: Context, span: Span | None = None) ->
     try:
         text = str(path)
         role = _OP_ROLE.get(op, Role.UNSURE)
-        hits = _hits_for_text(text, role, ctx, span, dynamic="$" in text or "`" in text,
+        hits = hits_for_text(text, role, ctx, span, dynamic="$" in text or "`" in text,
                               glob=has_glob(text))
         return hits[0] if hits else None
     except Exception as exc:  # fail closed: a hit makes the caller ask
@@ -441,361 +568,10 @@ def scan(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     files some commands touch without naming them (``git config --global`` writes
     ``~/.gitconfig``). Never raises: an internal error is reported as a hit.
     """
+    from .pathscan import scan_script  # the bash side: which words of which commands are paths
+
     try:
-        return _scan(script, ctx)
+        return scan_script(script, ctx)
     except Exception as exc:  # fail closed
         return (SensitiveHit("<scan failed>", PathClass.LEAK, PathOp.READ, None,
                              f"internal-error: {type(exc).__name__}"),)
-
-
-def _scan(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
-    from .pathimplicit import implicit_hits  # local: keeps the import graph one-way and small
-
-    dot_rule = not _dotglob(script)
-    limits: dict[int, int] = {}
-    inner: dict[int, list[str | None]] = {}
-    for c in script.commands:
-        if c.parent is not None and c.via and c.via[-1] in _INNER_VIAS:
-            start = c.words[0].span[0] if c.words else c.span[0]
-            limits[c.parent] = min(limits.get(c.parent, start), start)
-            inner.setdefault(c.parent, []).append(c.name)
-    out: list[SensitiveHit] = []
-    seen: set[tuple[Span | None, PathClass, str]] = set()
-    for i, cmd in enumerate(script.commands):
-        found = itertools.chain(
-            _redirect_hits(cmd, ctx, dot_rule),
-            _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ())),
-            implicit_hits(cmd, ctx),
-        )
-        for hit in found:
-            key = (hit.span, hit.cls, hit.path)
-            if key not in seen:
-                seen.add(key)
-                out.append(hit)
-    return tuple(out)
-
-
-def _dotglob(script: Script) -> bool:
-    """Does the script make `*` match dot files (``shopt -s dotglob``, ``GLOBIGNORE=…``)?"""
-    for c in script.commands:
-        if any(a.name == "GLOBIGNORE" for a in c.assignments):
-            return True
-        if c.name == "shopt" and any(w.text == "dotglob" or not w.static for w in c.args):
-            return True
-    return False
-
-
-def _word_hits(word: Word, role: Role, ctx: Context, dot_rule: bool, *, tree: bool = False,
-               split: bool = False) -> list[SensitiveHit]:
-    """Hits for one word, looking also inside ``k=v``, ``@file`` and (``split``) ``a:b,c=d``."""
-    text = word.text
-    raw_pieces = []
-    if "=" in text:
-        raw_pieces.append(text.split("=", 1)[1])
-    if split:
-        for part in re.split(r"[,:]", text):
-            raw_pieces.append(part.split("=", 1)[1] if "=" in part else part)
-    raw_pieces.append(text)
-    pieces: list[str] = []
-    for p in raw_pieces:  # most specific first: `-F f=@x` reports x, not the whole word
-        if len(p) > 1 and p[0] in "@<":
-            pieces.append(p[1:])
-        pieces.append(p)
-    out: list[SensitiveHit] = []
-    classes: set[PathClass] = set()
-    # A quoted tilde ('~/x') is a directory named "~"; an unquoted one is HOME.
-    tilde = not word.quoted or word.raw.startswith("~")
-    for p in dict.fromkeys(pieces):
-        if not p or "://" in p:
-            continue
-        for hit in _hits_for_text(p, role, ctx, word.span, dynamic=not word.static, glob=word.glob,
-                                  braces=word.glob or not word.quoted, tree=tree, dot_rule=dot_rule,
-                                  tilde=tilde or p is not text):
-            if hit.cls not in classes:
-                classes.add(hit.cls)
-                out.append(hit)
-    return out
-
-
-_REDIRECT_ROLE = {"<": Role.READ, "<&": Role.READ, "<>": Role.RW}
-_NOT_FILES = frozenset({"<<", "<<-", "<<<"})
-
-
-def _redirect_hits(cmd: Command, ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
-    out: list[SensitiveHit] = []
-    for r in cmd.redirects:
-        if r.op in _NOT_FILES or r.target is None:
-            continue
-        t = r.target.text
-        if r.op in (">&", "<&") and (t.isdigit() or t in ("-", "")):
-            continue
-        out.extend(_word_hits(r.target, _REDIRECT_ROLE.get(r.op, Role.WRITE), ctx, dot_rule))
-    return out
-
-
-def _own_words(cmd: Command, limit: int | None) -> tuple[Word, ...]:
-    """The command's arguments that are its own (not those of an unwrapped inner command)."""
-    args = cmd.words[1:]
-    if limit is None:
-        return args
-    return tuple(w for w in args if w.span[1] <= limit)
-
-
-def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
-                  inner: Iterable[str | None] = ()) -> list[SensitiveHit]:
-    if cmd.kind is not CommandKind.SIMPLE or not cmd.words:
-        return []
-    name = cmd.name
-    words = _own_words(cmd, limit)
-    if name is None:  # `$EDITOR ~/.bashrc`: unknown program, unsure access
-        return [h for w in words for h in _word_hits(w, Role.UNSURE, ctx, dot_rule, tree=True, split=True)]
-    base = name.rsplit("/", 1)[-1]
-    if base == "find":
-        return _find_hits(words, ctx, dot_rule, cmd.span, inner)
-    if base == "dd":
-        return _dd_hits(words, ctx, dot_rule)
-    if base == "git":
-        return _git_hits(words, ctx, dot_rule)
-    spec = COMMANDS.get(base)
-    if spec is None:
-        unsure = CmdPaths(Role.UNSURE, tree=True)
-        return _spec_hits(words, unsure, ctx, dot_rule, split=base not in WRAPPERS)
-    return _spec_hits(words, spec, ctx, dot_rule, name=base)
-
-
-@dataclass(slots=True)
-class _Parsed:
-    flags: set[str]
-    operands: list[Word]
-    valued: list[tuple[Word, Role, bool]]   # option values: (word, role, is the whole word a value)
-    target_dir: Word | None
-
-
-def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
-    """Split words into flags, operands and option values, getopt-style (options may follow
-    operands; ``--`` ends them). Unknown options with an attached value keep the operand role."""
-    flags: set[str] = set()
-    operands: list[Word] = []
-    valued: list[tuple[Word, Role, bool]] = []
-    target_dir: Word | None = None
-    value_role = {**dict.fromkeys(spec.read_opts, Role.READ), **dict.fromkeys(spec.write_opts, Role.WRITE)}
-    skip_value = spec.data_opts | spec.use_opts
-    i, ended = 0, False
-    while i < len(words):
-        w = words[i]
-        t = w.text
-        i += 1
-        if ended or not w.static or len(t) < 2 or t[0] != "-":
-            operands.append(w)
-            continue
-        if t == "--":
-            ended = True
-            continue
-        if t.startswith("--"):
-            opt, eq, _val = t.partition("=")
-            flags.add(opt)
-            if spec.dest and opt == "--target-directory":
-                if eq:
-                    target_dir = w
-                elif i < len(words):
-                    target_dir = words[i]
-                    i += 1
-                continue
-            if opt in skip_value or opt in value_role:
-                if not eq and i < len(words):
-                    if opt in value_role:
-                        valued.append((words[i], value_role[opt], True))
-                    i += 1
-                elif eq and opt in value_role:
-                    valued.append((w, value_role[opt], False))
-                continue
-            if eq:
-                valued.append((w, role, False))
-            continue
-        opt = t[:2]
-        flags.update((t, opt))
-        if t[1:].isalpha():
-            flags.update("-" + c for c in t[1:])
-        attached = t[2:]
-        if spec.dest and opt == "-t":
-            if attached:
-                target_dir = w
-            elif i < len(words):
-                target_dir = words[i]
-                i += 1
-            continue
-        if opt in skip_value or opt in value_role:
-            if attached:
-                if opt in value_role:
-                    valued.append((w, value_role[opt], False))
-            elif i < len(words):
-                if opt in value_role:
-                    valued.append((words[i], value_role[opt], True))
-                i += 1
-            continue
-        if "/" in attached or attached.startswith("~"):
-            valued.append((w, role, False))
-    return _Parsed(flags, operands, valued, target_dir)
-
-
-def _attached_value(w: Word) -> Word:
-    """``-fX`` / ``--file=X`` -> a word holding just ``X``."""
-    t = w.text
-    v = (t.split("=", 1)[1] if "=" in t else "") if t.startswith("--") else t[2:]
-    return Word(v, v, w.span, w.static, w.glob, w.quoted)
-
-
-def _is_remote(t: str) -> bool:
-    """``host:path`` / ``user@host:path`` operands of scp/rsync name another machine."""
-    return bool(re.match(r"^[^/]*:", t)) and not t.startswith(("./", "/", "~"))
-
-
-def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: bool, *,
-               name: str = "", split: bool = False) -> list[SensitiveHit]:
-    role = spec.operands
-    p = _parse_opts(words, spec, role)
-    if p.flags & spec.rw_flags or (name in ("sed", "gsed") and any(f.startswith("-i") or f == "--in-place"
-                                                                    or (not f.startswith("--") and "i" in f)
-                                                                    for f in p.flags)):
-        role = Role.RW
-    tree = spec.tree or bool(p.flags & spec.tree_flags)
-    out: list[SensitiveHit] = []
-    for w, r, whole in p.valued:
-        out.extend(_word_hits(w if whole else _attached_value(w), r, ctx, dot_rule))
-    ops = p.operands
-    if spec.first_is_data_unless is not None and not (p.flags & spec.first_is_data_unless) and ops:
-        ops = ops[1:]
-    if spec.skip_first and ops and not (p.flags & spec.read_opts):
-        ops = ops[1:]
-    if spec.dest:
-        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule)
-    for w in ops:
-        out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split))
-    return out
-
-
-def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Role, tree: bool,
-               ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
-    """cp/mv/ln/install/rsync/scp: sources are read, the destination (or DEST/basename) written."""
-    out: list[SensitiveHit] = []
-    if target_dir is not None:
-        sources, dest, into = ops, target_dir, True
-    elif len(ops) >= 2:
-        sources, dest = ops[:-1], ops[-1]
-        into = dest.text.endswith("/") or len(sources) > 1 or _is_dir(dest.text, ctx)
-    elif len(ops) == 1 and name in ("ln", "link"):
-        sources, dest, into = ops, Word(".", ".", ops[0].span), True
-    else:
-        sources, dest, into = ops, None, False
-    if name in ("scp", "rsync"):  # another machine's paths are not ours
-        sources = [w for w in sources if not _is_remote(w.text)]
-        if dest is not None and _is_remote(dest.text):
-            dest = None
-    for w in sources:
-        out.extend(_word_hits(w, src_role, ctx, dot_rule, tree=tree))
-    if dest is None:
-        return out
-    # The destination directory itself receives arbitrary names only when a source's contents
-    # are copied (`cp -r dir/. ~`, `rsync -a dir/ ~`); otherwise names are DEST/basename(src).
-    contents = tree and any(w.text.rstrip("/").endswith("/.") or w.text in (".", "./")
-                            or (name == "rsync" and w.text.endswith("/")) for w in sources)
-    out.extend(_word_hits(dest, Role.WRITE, ctx, dot_rule, tree=contents))
-    if into:
-        for w in sources:
-            base = w.text.rstrip("/").rsplit("/", 1)[-1]
-            if base and base not in (".", ".."):
-                joined = dest.text.rstrip("/") + "/" + base
-                out.extend(_word_hits(Word(joined, joined, dest.span, dest.static and w.static,
-                                           dest.glob or w.glob, dest.quoted or w.quoted),
-                                      Role.WRITE, ctx, dot_rule, tree=tree))
-    return out
-
-
-def _is_dir(text: str, ctx: Context) -> bool:
-    try:
-        cands = _candidates(text, ctx, dynamic=False, glob=False, braces=False)
-        return bool(cands) and os.path.isdir(cands[0].path)
-    except (OSError, ValueError):
-        return False
-
-
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_FIND_WRITE_OPTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
-
-
-def _exec_role(names: Iterable[str | None]) -> Role:
-    """How ``find -exec CMD`` touches the files found: the strongest role of the inner commands."""
-    roles = set()
-    for n in names:
-        spec = COMMANDS.get(n.rsplit("/", 1)[-1]) if n else None
-        roles.add(spec.operands if spec is not None else Role.UNSURE)
-    for r in (Role.UNSURE, Role.RW, Role.WRITE, Role.READ, Role.ATTR):
-        if r in roles:
-            return r
-    return Role.META
-
-
-def _find_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool, span: Span,
-               inner: Iterable[str | None] = ()) -> list[SensitiveHit]:
-    """find: start paths are only listed, unless the expression runs, deletes or writes. What
-    ``-exec`` does to them is what its command does (``-exec du`` only looks, ``-exec cat`` reads)."""
-    starts: list[Word] = []
-    i = 0
-    while i < len(words) and (words[i].text in ("-H", "-L", "-P", "-D") or words[i].text.startswith("-O")):
-        i += 2 if words[i].text == "-D" else 1
-    while i < len(words) and not words[i].text.startswith(("-", "(", "!", ")")):
-        starts.append(words[i])
-        i += 1
-    expr = words[i:]
-    texts = {w.text for w in expr}
-    out: list[SensitiveHit] = []
-    for j, w in enumerate(expr):
-        if w.text in _FIND_WRITE_OPTS and j + 1 < len(expr):
-            out.extend(_word_hits(expr[j + 1], Role.WRITE, ctx, dot_rule))
-    inner = list(inner)
-    if "-delete" in texts:
-        role = Role.WRITE
-    elif texts & _FIND_EXEC:
-        role = _exec_role(inner) if inner else Role.UNSURE
-    else:
-        role = Role.META
-    for w in starts or [Word(".", ".", span)]:
-        out.extend(_word_hits(w, role, ctx, dot_rule, tree=True))
-    return out
-
-
-def _dd_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
-    out: list[SensitiveHit] = []
-    for w in words:
-        key, eq, val = w.text.partition("=")
-        if eq and key in ("if", "of"):
-            out.extend(_word_hits(Word(val, val, w.span, w.static, w.glob, w.quoted),
-                                  Role.READ if key == "if" else Role.WRITE, ctx, dot_rule))
-    return out
-
-
-_GIT_GLOBAL_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                                "--config-env", "--super-prefix"})
-# git subcommands that write the working tree (or run hooks/config) get "unsure" operands;
-# the others only read the paths they are given (`git add .env` stages a secret: a leak).
-_GIT_WRITERS = frozenset({"checkout", "restore", "mv", "rm", "clean", "reset", "switch", "apply", "am", "merge",
-                          "pull", "cherry-pick", "revert", "stash", "worktree", "clone", "init", "submodule",
-                          "config", "archive", "bundle", "format-patch", "read-tree", "checkout-index",
-                          "update-index", "hash-object", "notes", "filter-branch", "sparse-checkout"})
-_GIT = CmdPaths(Role.UNSURE, data_opts=frozenset({"-m", "--message", "--grep", "--author", "--committer",
-                                                  "--format", "--pretty", "-S", "-G", "--date", "-b", "-B",
-                                                  "--branch", "-u", "--set-upstream-to", "-X", "-s"}),
-                read_opts=frozenset({"-F", "--file"}))
-_GIT_READ = CmdPaths(Role.READ, data_opts=_GIT.data_opts, read_opts=_GIT.read_opts)
-
-
-def _git_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
-    """git: global options (``-C dir``, ``-c k=v``) are skipped; the rest is unsure."""
-    i = 0
-    while i < len(words) and words[i].text.startswith("-"):
-        t = words[i].text
-        i += 2 if t in _GIT_GLOBAL_VALUED else 1
-    if i >= len(words):
-        return []
-    spec = _GIT if words[i].text in _GIT_WRITERS else _GIT_READ
-    return _spec_hits(words[i + 1:], spec, ctx, dot_rule, name="git")

@@ -18,7 +18,11 @@ inners) and asks of each, in order:
    into the workspace is a WRITE, anywhere else (or ``/dev/tcp``) worse.
 6. The command name: dynamic names, path-qualified names (``./cat``, ``/bin/cat``), names of
    functions the script defines, and names not on a list are refused; otherwise the command's
-   table (``commands/``) decides.
+   table (``commands/``) decides — including that a command printing file content may not
+   read a path only known at run time (``cat $(echo ~/.ssh/id_rsa)``, ``… | xargs cat``): the
+   sensitive-path scanner cannot see such a path.
+7. Loops: ``for NAME in …`` assigns NAME (``for PATH in /tmp/evil; do ls; done``): only
+   lower-case, non-proxy names are accepted. ``{var}>file`` redirections assign too.
 
 Sensitive-path hits from ``paths.scan`` make the script not read-only and EXEC (the same
 scanner guards both decisions, as in the design write-up). A parse error is EXEC.
@@ -34,6 +38,7 @@ config check and relative write targets use the directories the commands may rea
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -78,6 +83,7 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
     for i, cmd in enumerate(script.commands):
         call = Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via))
         findings.extend(check_command(call))
+    findings.extend(_loop_variables(script))
     sensitive = tuple(sensitive) + _rescan(script, ctx, cwds, findings)
     for hit in sensitive:
         if hit.op in (PathOp.READ, PathOp.WRITE):
@@ -87,6 +93,27 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
     reasons = tuple(dict.fromkeys(Reason(f.message, f.span, f.rule) for f in findings))
     effect = worst(f.effect for f in findings)
     return ReadonlyResult(not findings, effect, reasons)
+
+
+_LOOP_VAR = re.compile(r"(?<![\w$\\-])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)")
+_SAFE_LOOP_VAR = re.compile(r"[a-z_][a-z0-9_]*")
+_LOWER_ENV = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
+
+
+def _loop_variables(script: Script) -> list[Finding]:
+    """``for NAME in …`` assigns NAME (the IR does not carry loop headers, so the source is
+    scanned — inside quotes too, a superset). ``for PATH in /tmp/evil; do ls; done`` would run
+    another ``ls``: only lower-case names that are not proxy settings are accepted."""
+    out = []
+    for m in _LOOP_VAR.finditer(script.source):
+        name = m.group(1)
+        if not _SAFE_LOOP_VAR.fullmatch(name) or name in _LOWER_ENV:
+            out.append(Finding(f"the loop assigns {name} (an environment variable name)", m.span(1),
+                               "readonly.assignment"))
+    return out
+
+
+_NAMED_FD = re.compile(r"\{[^{}\s]*\}$")
 
 
 def xargs_tail(via: tuple[Via, ...]) -> bool:
@@ -129,7 +156,8 @@ def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
         args = [w for w in cmd.args if not (w.static and w.text in ("-L", "-P", "-e", "-@", "--", "-n"))]
         if not args:
             target = "~"
-        elif len(args) == 1 and args[0].static and not args[0].glob and args[0].text != "-":
+        elif len(args) == 1 and args[0].static and not args[0].glob and args[0].text != "-" \
+                and not re.fullmatch(r"[+-]\d+", args[0].text):  # `pushd +1` rotates the stack
             target = args[0].text
         else:
             return None
@@ -229,6 +257,9 @@ def _redirects(cmd: IRCommand, call: Call) -> list[Finding]:
 
 def _redirect(r: Redirect, call: Call) -> list[Finding]:
     op, t = r.op, r.target
+    if _NAMED_FD.search(call.script.source, 0, r.span[0]):
+        return [Finding("redirection {name}> assigns a file descriptor to a variable", r.span,
+                        "readonly.redirect")]
     if op in ("<<", "<<-", "<<<"):
         return []
     if t is None:

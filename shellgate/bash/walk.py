@@ -24,21 +24,29 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-import bashlex
-import bashlex.errors
-
-from . import _lex
+from . import _fast, _lex
+from ._bashlex import load as _load_bashlex
 from ._decode import DecodeError, decode_word
 from ._lex import LexError, Opaque, Prepass
 from .commands.wrappers import unwrap
 from .ir import Assignment, Command, CommandKind, Redirect, Span, Via, Word
 
+FAST = True            # try the hand-written fast path (_fast.py) before bashlex
 MAX_SCRIPT_DEPTH = 8   # bash -c 'bash -c "…"' / eval / backticks nested this deep at most
 
 _REDIR_RE = re.compile(r"(\d*)(&>>|&>|<<<|<<-|<<|<&|<>|>>|>&|>\||<|>)")
 _ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.*\])?\+?=", re.S)
 _ARITH_CMP = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _SPECIAL_WORD = frozenset({"test", "arithcmd", "case"})
+
+_BASHLEX: list = []
+
+
+def _bashlex():
+    """bashlex, imported on first use: the fast path handles most commands without it."""
+    if not _BASHLEX:
+        _BASHLEX.append(_load_bashlex())
+    return _BASHLEX[0]
 
 
 class Unsupported(Exception):
@@ -68,6 +76,7 @@ class Walker:
         self.commands: list[Command] = []
         self.functions: list[str] = []
         self.seen: set[Span] = set()   # word spans decoded, checked against the lexer's
+        self.visited: set[int] = set()  # constructs expanded, checked against the lexer's
 
     # ------------------------------------------------------------------ regions
     def run(self) -> None:
@@ -77,11 +86,33 @@ class Walker:
             odd = sorted(self.seen ^ lexed)[0]
             raise Unsupported("internal: the lexer and bashlex disagree on the word at "
                               f"{odd[0]}-{odd[1]}", odd)
+        missed = [o for o in self.pp.opaques.values()
+                  if o.kind != "extglob" and o.span[0] not in self.visited]
+        if missed:
+            raise Unsupported(f"internal: {missed[0].kind} at {missed[0].span[0]} not reached",
+                              missed[0].span)
+        self.check_aliases()
+
+    def check_aliases(self) -> None:
+        """bash reads (and alias-expands) a script a line at a time: an alias defined on one
+        line may turn a later line's command into something else. Refuse that."""
+        for c in self.commands:
+            if c.name == "alias" and any("=" in w.text or not w.static for w in c.args):
+                nl = self.src.find("\n", c.span[1])
+                if nl >= 0 and any(d.span[0] > nl for d in self.commands):
+                    raise Unsupported("an alias is defined before later lines: their commands "
+                                      "may be aliases", c.span)
 
     def region(self, start: int, end: int, via: tuple[Via, ...], parent: int | None) -> None:
         text = self.pp.text(start, end)
         if not text.strip():
             return
+        nodes = _fast.nodes(text) if FAST else None
+        if nodes is not None:
+            for node in nodes:
+                self.node(node, start, via, parent, False)
+            return
+        bashlex = _bashlex()
         try:
             nodes = bashlex.parse(text)
         except bashlex.errors.ParsingError as exc:
@@ -103,9 +134,7 @@ class Walker:
             for k, p in enumerate(parts):
                 if p.kind in ("operator", "reservedword", "pipe"):
                     continue
-                amp = k + 1 < len(parts) and parts[k + 1].kind == "operator" \
-                    and parts[k + 1].op == "&"
-                self.node(p, off, via, parent, bg or amp)
+                self.node(p, off, via, parent, bg or _backgrounded(parts, k))
         elif kind == "pipeline":
             stages = [p for p in n.parts if p.kind not in ("pipe", "reservedword")]
             sub = (*via, Via.PIPELINE) if len(stages) > 1 else via
@@ -248,6 +277,7 @@ class Walker:
     def special(self, op: Opaque, rest: list, off: int, via: tuple[Via, ...],
                 parent: int | None, bg: bool) -> None:
         """``[[ … ]]``, ``(( … ))`` or ``case … esac`` standing as a command."""
+        self.visited.add(op.span[0])
         if op.kind == "case":
             first = len(self.commands)
             cvia = (*via, Via.CONDITION)
@@ -276,6 +306,7 @@ class Walker:
 
     def arith_command(self, op: Opaque, via: tuple[Via, ...], parent: int | None, bg: bool,
                       redirects: tuple[Redirect, ...] = ()) -> int:
+        self.visited.add(op.span[0])
         s, e = op.inner
         text = self.src[s:e]
         word = Word(text=text, raw=text, span=(s, e), static="$" not in text and "`" not in text,
@@ -361,6 +392,7 @@ class Walker:
 
     # ------------------------------------------------------------ substitutions
     def sub(self, op: Opaque, via: tuple[Via, ...], parent: int | None) -> None:
+        self.visited.add(op.span[0])
         kind = op.kind
         if kind == "cmdsub":
             self.region(*op.inner, (*via, Via.CMDSUB), parent)
@@ -396,6 +428,10 @@ class Walker:
             elif inner.script and all(w.static for w in inner.script):
                 text = " ".join(w.text for w in inner.script)
                 first, last = inner.script[0], inner.script[-1]
+                if inner.via is Via.ARITH:  # `let EXPR`: parse it as `((EXPR))`
+                    if "$" in text or "`" in text:
+                        self.nested(f"(( {text} ))", via, idx, _const(first.span))
+                    continue
                 if len(inner.script) == 1 and first.raw == first.text:
                     mapper = _offset(first.span[0])
                 elif len(inner.script) == 1 and first.raw == f"'{first.text}'":
@@ -426,6 +462,15 @@ class Walker:
     def add(self, cmd: Command) -> int:
         self.commands.append(cmd)
         return len(self.commands) - 1
+
+
+def _backgrounded(parts: list, k: int) -> bool:
+    """Whether list element ``k`` runs in the background: the first operator after it that
+    ends its and-or list (``;``, ``&``, newline) is ``&`` (``a && b &`` backgrounds both)."""
+    for p in parts[k + 1:]:
+        if p.kind == "operator" and p.op not in ("&&", "||"):
+            return p.op == "&"
+    return False
 
 
 def _unbacktick(text: str, dq: bool) -> str:

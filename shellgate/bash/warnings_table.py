@@ -150,14 +150,16 @@ RULES: tuple[Rule, ...] = (
     _r("db", "redis-cli", "flushall", REDIS_FLUSH, anywhere=True, nocase=True),
     _r("db", "redis-cli", "flushdb", REDIS_FLUSH, anywhere=True, nocase=True),
     # --- Kubernetes ---
-    _r("k8s", K8S, "delete ns", "deletes a Kubernetes namespace", anywhere=True, unless=K8S_DRY, group="k8s-del"),
+    _r("k8s", K8S, "delete ns", "deletes a Kubernetes namespace", anywhere=True, unless=K8S_DRY,
+       group="k8s-del"),
     _r("k8s", K8S, "delete namespace*", "deletes a Kubernetes namespace", anywhere=True, unless=K8S_DRY,
        group="k8s-del"),
     _r("k8s", K8S, "delete", "deletes Kubernetes resources", anywhere=True, unless=K8S_DRY, group="k8s-del"),
     _r("k8s", K8S, "drain", "evicts every pod from a node", anywhere=True, unless=K8S_DRY),
     _r("k8s", K8S, "replace", "deletes and recreates Kubernetes resources", any_of="--force",
        anywhere=True, unless=K8S_DRY),
-    _r("k8s", K8S, "scale", "scales a workload to zero", any_of="--replicas=0", anywhere=True, unless=K8S_DRY),
+    _r("k8s", K8S, "scale", "scales a workload to zero", any_of="--replicas=0", anywhere=True,
+       unless=K8S_DRY),
     _r("k8s", K8S, "apply", "deletes resources missing from the manifest", any_of="--prune",
        anywhere=True, unless=K8S_DRY),
     # --- Helm ---
@@ -190,7 +192,8 @@ RULES: tuple[Rule, ...] = (
     _r("cloud", "aws", "s3 rb", "deletes an S3 bucket"),
     _r("cloud", "aws", "s3 sync", "deletes S3 objects missing from the source", any_of="--delete",
        unless="--dryrun"),
-    _r("cloud", "aws", "ec2 terminate-instances", "terminates EC2 instances", unless="--dry-run", group="aws"),
+    _r("cloud", "aws", "ec2 terminate-instances", "terminates EC2 instances", unless="--dry-run",
+       group="aws"),
     _r("cloud", "aws", "* delete-*", "deletes cloud resources", unless="--dry-run", group="aws"),
     _r("cloud", "aws", "* terminate-*", "deletes cloud resources", unless="--dry-run", group="aws"),
     _r("cloud", "aws", "* remove-*", "deletes cloud resources", unless="--dry-run", group="aws"),
@@ -281,7 +284,8 @@ VALUED: dict[str, frozenset[str]] = {
                       "--super-prefix"}),
     "kubectl": frozenset({"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server",
                           "--kubeconfig", "--token", "--as", "--as-group", "--request-timeout", "-l",
-                          "--selector", "-f", "--filename", "-o", "--output", "-c", "--container", "--replicas",
+                          "--selector", "-f", "--filename", "-o", "--output", "-c", "--container",
+                          "--replicas",
                           "--timeout", "--grace-period"}),
     "helm": frozenset({"-n", "--namespace", "--kube-context", "--kubeconfig", "--repository-config",
                        "--registry-config", "--timeout"}),
@@ -326,3 +330,53 @@ DB_CLIENTS = frozenset({"psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb
                         "pgcli", "mycli", "litecli"})
 # Hosts of another command line: the words after them are a command that runs elsewhere.
 EXEC_HOSTS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+
+
+# --------------------------------------------------------------------------- database clients, ssh, docker
+
+
+@dataclass(frozen=True, slots=True)
+class DbSpec:
+    valued: frozenset[str]          # options that take a value (so it is not read as SQL)
+    sql_opts: frozenset[str]        # options whose value is SQL / JS
+    sql_from: int | None = None     # positionals from this index on are SQL (sqlite3 db 'SQL')
+
+
+def _fs(*a: str) -> frozenset[str]:
+    return frozenset(a)
+
+
+DB_SPECS: dict[str, DbSpec] = {
+    "psql": DbSpec(_fs("-d", "--dbname", "-h", "--host", "-U", "--username", "-p", "--port", "-f", "--file",
+                        "-v", "--set", "--variable", "-o", "--output", "-F", "-R", "-P", "-T", "-L"),
+                    _fs("-c", "--command")),
+    "pgcli": DbSpec(_fs("-d", "-h", "-U", "-p"), _fs("-e", "--execute")),
+    "mysql": DbSpec(_fs("-u", "--user", "-h", "--host", "-D", "--database", "-P", "--port", "-S",
+                         "--socket"),
+                     _fs("-e", "--execute")),
+    "sqlite3": DbSpec(_fs("-separator", "-nullvalue", "-newline", "-init"), _fs("-cmd"), sql_from=1),
+    "duckdb": DbSpec(_fs("-separator", "-nullvalue", "-init"), _fs("-c", "-s", "-cmd"), sql_from=1),
+    "clickhouse-client": DbSpec(_fs("-h", "--host", "-u", "--user", "--password", "-d", "--database",
+                                     "--port"), _fs("-q", "--query")),
+    "cockroach": DbSpec(_fs("--url", "--host", "-u", "--user", "-d", "--database"), _fs("-e", "--execute")),
+    "sqlcmd": DbSpec(_fs("-S", "-U", "-P", "-d", "-i", "-o"), _fs("-Q", "-q")),
+    "snowsql": DbSpec(_fs("-a", "-u", "-d", "-s", "-w", "-r", "-f"), _fs("-q", "--query")),
+    "mongosh": DbSpec(_fs("-u", "--username", "-p", "--password", "--host", "--port",
+                           "--authenticationDatabase"), _fs("--eval")),
+    "bq": DbSpec(_fs("--project_id", "--format", "--location"), _fs(), sql_from=1),
+    "usql": DbSpec(_fs("-f", "--file", "-o"), _fs("-c", "--command")),
+}
+DB_SPECS["mariadb"] = DB_SPECS["mycli"] = DB_SPECS["mysql"]
+DB_SPECS["sqlite"] = DB_SPECS["litecli"] = DB_SPECS["sqlite3"]
+DB_SPECS["clickhouse"] = DB_SPECS["clickhouse-client"]
+DB_SPECS["mongo"] = DB_SPECS["mongosh"]
+
+SSH_VALUED = _fs("-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-m", "-O",
+                  "-Q", "-S", "-W", "-w", "-B", "-I")
+DOCKER_RUN_VALUED = _fs("-u", "--user", "-e", "--env", "-w", "--workdir", "--name", "-v", "--volume", "-p",
+                         "--publish", "--entrypoint", "--network", "--net", "--env-file", "--platform", "-m",
+                         "--memory", "--mount", "-l", "--label", "--cpus", "--gpus", "--restart", "-h",
+                         "--hostname", "--add-host", "--device", "--cap-add", "--cap-drop", "--pull",
+                         "--detach-keys", "--security-opt", "--ulimit", "--shm-size", "--tmpfs", "--ipc",
+                         "--pid", "--dns", "--log-driver", "--log-opt", "--runtime", "--stop-signal",
+                         "--index", "-c", "--cpu-shares")

@@ -16,6 +16,7 @@ import json
 import multiprocessing as mp
 import os
 import queue
+import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -200,6 +201,7 @@ class _Worker:
             "from": g.seed,
             "seed": self.spec.seed,
             "worker": self.spec.index,
+            "world": {"workspace": str(self.oracle.workspace), "home": str(self.oracle.home)},
         }))
 
 
@@ -347,6 +349,14 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
     return 1 if result.findings else 0
 
 
+def let_through_by(f: dict[str, Any]) -> str:
+    """The allow rule named in the verdict's reason, else "read-only", else the chain step."""
+    m = re.search(r"rule ([A-Za-z_]+\(.*\))", f.get("reason") or "")
+    if m:
+        return m.group(1)
+    return "read-only" if f.get("readonly") else (f.get("rule") or "?")
+
+
 def print_summary(console: Any, r: Result, findings_path: str | None) -> None:
     from rich.table import Table
 
@@ -369,8 +379,7 @@ def print_summary(console: Any, r: Result, findings_path: str | None) -> None:
             ft.add_column(col)
         for f in sorted(r.findings, key=lambda f: (f["kind"], f["cmd"])):
             eff = next((e["detail"] for e in f["effects"] if e["kind"] == f["kind"]), "")
-            ft.add_row(f["kind"], f["cmd"], eff, f["rule"] or ("read-only" if f["readonly"] else "?"),
-                       str(r.hits.get(f["cause"], 1)))
+            ft.add_row(f["kind"], f["cmd"], eff, let_through_by(f), str(r.hits.get(f["cause"], 1)))
         console.print(ft)
     for e in r.gate_errors[:5]:
         console.print(f"[yellow]gate raised on {e['cmd']!r}: {e['error']}")

@@ -32,7 +32,7 @@ WORKSPACE_FILES: dict[str, str] = {
     "my file.txt": "a file name with a space\n",
     "package.json": '{"name": "demo", "version": "1.0.0", "scripts": {"test": "true"}}\n',
     "data.json": '[{"name": "pear", "qty": 3}, {"name": "fig", "qty": 1}]\n',
-    ".gitignore": "*.pyc\nbuild/\n",
+    ".gitignore": "*.pyc\nbuild/\n.env\n",   # as in real projects: the secret is never committed
 }
 
 # Secret files (relative to HOME or, for ".env", to the workspace) whose reads must be caught.

@@ -58,7 +58,22 @@ def ddmin(toks: list[str], test: Callable[[list[str]], bool]) -> list[str]:
     return toks
 
 
-_INNER = re.compile(r"^(?:\$\((.*)\)|`(.*)`|<\((.*)\)|>\((.*)\)|'(.*)'|\"(.*)\")$", re.S)
+def _drop_runs(toks: list[str], test: Callable[[list[str]], bool], longest: int = 4) -> list[str]:
+    """Try removing runs of 2..``longest`` adjacent tokens: ddmin is 1-minimal, but a clause
+    like ``-exec id \\;`` only goes away as a whole."""
+    for size in range(2, longest + 1):
+        i = 0
+        while i + size <= len(toks) and len(toks) > size:
+            cand = toks[:i] + toks[i + size:]
+            if test(cand):
+                toks = cand
+            else:
+                i += 1
+    return toks
+
+
+_INNER = re.compile(r"^(?:\$\((.*)\)|`(.*)`|<\((.*)\)|>\((.*)\)|'(.*)'|\"(.*)\""
+                    r"|\$\{\w*:?[-=+?](.*)\})$", re.S)
 
 
 def _inner_candidates(tok: str) -> list[str]:
@@ -92,10 +107,11 @@ def minimize(cmd: str, still: Predicate, max_tests: int = 150) -> str:
     """
     test = _Budget(still, max_tests)
     best = cmd
-    for _ in range(3):   # repeat: a pass that steps inside a token opens new removals
+    for _ in range(8):   # repeat: a pass that steps inside a token opens new removals
         before = best
         toks = tokens.split(best)
         toks = ddmin(toks, lambda ts: test(tokens.join(ts)))
+        toks = _drop_runs(toks, lambda ts: test(tokens.join(ts)))
         best = tokens.join(toks)
         for i, tok in enumerate(list(toks)):
             for inner in _inner_candidates(tok):

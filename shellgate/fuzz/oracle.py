@@ -192,6 +192,7 @@ class Oracle:
         self._canary_paths = {str(c.path): c for c in self.live_canaries}
         self._real_home = self._home_to_mask()
         self.rebuilds = 0
+        self.restores = 0
         self._rebuild()
         self._probe()
 
@@ -213,6 +214,43 @@ class Oracle:
         fixture.copy_world(self.template, self.live)
         self._baseline = snapshot(self.live.watched)
         self.rebuilds += 1
+
+    def _restore(self, after: dict[str, Entry]) -> None:
+        """Put back only what changed (copying from the template); a full rebuild if that fails.
+
+        Cheaper than a rebuild for the usual one-file change. Restored workspace files get new
+        inodes, so git's index is settled again afterwards."""
+        base = self._baseline
+        changed = [p for p in after.keys() | base.keys() if after.get(p) != base.get(p)
+                   and not (p in after and p in base and after[p][0] == base[p][0] == "d"
+                            and after[p][1:4] == base[p][1:4])]
+        live, tmpl = str(self.live.root), str(self.template.root)
+        try:
+            for path in sorted(changed, key=len, reverse=True):   # children before parents
+                if path in after and (path not in base or after[path][0] != base[path][0]):
+                    _remove(path)
+            for path in sorted(changed, key=len):                 # parents before children
+                if path not in base:
+                    continue
+                src = tmpl + path[len(live):]
+                kind = base[path][0]
+                if kind == "d":
+                    os.makedirs(path, exist_ok=True)
+                    shutil.copystat(src, path)
+                    continue
+                if os.path.lexists(path):
+                    _remove(path)
+                if kind == "l":
+                    os.symlink(os.readlink(src), path)
+                else:
+                    shutil.copy2(src, path)
+        except OSError:
+            self._rebuild()
+            return
+        if any(p.startswith(str(self.live.workspace) + "/") for p in changed):
+            fixture.settle_git(self.live.workspace, self.live.home)
+        self._baseline = snapshot(self.live.watched)
+        self.restores += 1
 
     def _shown(self, path: str) -> str:
         """A path as a user reads it: ``~/…`` for the fake home, ``ws/…`` for the workspace."""
@@ -317,7 +355,7 @@ class Oracle:
             traced, execs = self._trace_effects(calls)
             effects += traced
         if dirty:
-            self._rebuild()
+            self._restore(after)
         return Observation(command, tuple(_dedup(effects)), code, timed_out, duration,
                            stdout[:4000], stderr[:4000], execs)
 
@@ -327,17 +365,28 @@ class Oracle:
         first_exec = True
         watched = tuple(str(p) + "/" for p in self.live.watched) + ("/tmp/",)
         program: dict[int, str] = {}   # pid -> the program it is running (inherited on fork)
+        # A vfork child runs (and execs) before its parent's clone returns, so parents are
+        # collected first; a child's program is its parent's until it execs.
+        parent = {c.ret: c.pid for c in calls
+                  if c.name in ("clone", "clone3", "fork", "vfork") and c.ret is not None and c.ret > 0}
+
+        def running(pid: int) -> str:
+            if pid not in program and pid in parent:
+                program[pid] = running(parent[pid]) if parent[pid] != pid else ""
+            return program.get(pid, "")
+
+        private = {str(self.private / n) for n in ("cmd.out", "cmd.err", "cmd.trace")}
         for call in calls:
             name = call.name
             if name in ("clone", "clone3", "fork", "vfork"):
-                if call.ret is not None and call.ret > 0:
-                    program[call.ret] = program.get(call.pid, "")
+                if call.ret is not None and call.ret > 0 and call.ret not in program:
+                    program[call.ret] = running(call.pid)
                 continue
             if name in ("execve", "execveat"):
                 if call.ret != 0:
                     continue
                 path = trace.path_arg(call) or "?"
-                runner = program.get(call.pid, "")
+                runner = running(call.pid)
                 base = os.path.basename(path)
                 helper = helper_allowed(runner, base)
                 program[call.pid] = runner if helper else base
@@ -353,7 +402,7 @@ class Oracle:
                 path = call.ret_path if (ok and call.ret_path) else trace.path_arg(call)
                 if path is None:
                     continue
-                if trace.opens_for_write(call) and _outside(path, watched):
+                if trace.opens_for_write(call) and _outside(path, watched) and path not in private:
                     effects.append(Effect("write", f"opened for writing {path}"
                                           + (f" ({call.errno})" if call.errno else "")))
             elif name in trace.READS:
@@ -397,6 +446,14 @@ class Oracle:
     def describe(self) -> dict[str, Any]:
         return {"sandbox": "bwrap", "traced": self.traced, "timeout": self.timeout,
                 "workspace": str(self.workspace), "home": str(self.home)}
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        fixture._force_rmtree(Path(path))
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 def _outside(path: str, watched: tuple[str, ...]) -> bool:

@@ -29,24 +29,20 @@ _PRIVILEGED = frozenset(("sudo", "doas", "su", "pkexec", "runuser", "chroot"))
 
 @functools.cache
 def readonly_programs() -> frozenset[str]:
-    """Program names the read-only classifier may accept: every table whose effect is READ,
-    and the commands it checks by code (git, tar, find, the harmless wrappers)."""
+    """Program names the read-only classifier has a table for (network clients and privilege
+    wrappers excluded), plus the commands it checks by code (git, tar, find, wrappers)."""
     try:
         from ..bash.commands import registry
         from ..bash.commands.spec import Command
         from ..bash.facts import Effect
     except Exception:  # an older or broken tree: the oracle still works, on the fallback
         return _FALLBACK
-    try:  # file operations have tables too, but they are never read-only
-        from ..bash.commands import fileops
-        writers = {n for c in getattr(fileops, "COMMANDS", ()) for n in (c.name, *c.aliases)}
-        writers |= set(getattr(fileops, "CUSTOM", {}))
-    except Exception:
-        writers = {"cp", "mv", "rm", "rmdir", "mkdir", "touch", "tee", "ln", "install"}
     names = set()
     for name, entry in registry.TABLE.items():
-        if name in writers or name in _PRIVILEGED:
+        if name in _PRIVILEGED:
             continue
+        # Network clients are never read-only. File operations (cp, tee, …) are listed: when the
+        # classifier lets one through, what it writes shows up as a write of its own.
         if not isinstance(entry, Command) or entry.effect is Effect.READ:
             names.add(name)
     return frozenset(names) if names else _FALLBACK
@@ -63,6 +59,7 @@ HELPERS: dict[str, frozenset[str]] = {
                       "man-recode")) | _COMPRESSORS,
     "groff": frozenset(("troff", "grotty", "preconv", "tbl", "eqn", "pic", "soelim")),
     "nroff": frozenset(("groff", "troff", "grotty", "locale", "preconv", "tbl")),
+    "locale": _COMPRESSORS,   # `locale -m` reads gzipped charmaps
     "zcat": _COMPRESSORS, "zless": _COMPRESSORS | {"less"}, "zgrep": _COMPRESSORS | {"grep"},
 }
 

@@ -47,7 +47,8 @@ class Call:
 
 
 _LINE = re.compile(r"^(\d+)\s+(.*)$")
-_CALL = re.compile(r"^(\w+)\((.*)\)\s+=\s+(0x[0-9a-f]+|-?\d+|\?)(?:<(.*?)>)?(?:\s+([A-Z][A-Z0-9_]+))?.*$", re.S)
+_CALL = re.compile(r"^(\w+)\((.*)\)\s+=\s+(0x[0-9a-f]+|-?\d+|\?)(?:<(.*?)>)?"
+                   r"(?:\s+([A-Z][A-Z0-9_]+))?.*$", re.S)
 _RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$", re.S)
 
 

@@ -90,8 +90,8 @@ class ShellResult:
         if self.warnings:
             text += " Warnings: " + "; ".join(self.warnings) + "."
         if self.status == "needs_approval":
-            text += (" Ask the user to approve it (e.g. `shellgate approvals add -- <prefix>`), "
-                     "or use a command that only reads.")
+            text += (" Ask the user to approve it (they can run it with `shellgate run -- …` and "
+                     "answer \"always\"), or use a command that only reads.")
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -151,12 +151,11 @@ class Shell:
         """An engine like the BashTool's (mode, config, store, sandbox), minus the audit log."""
         if self._twin is None:
             from ..approval import load_engine
-            from ..sandbox import Tier
 
             bash = self._bash()
             self._twin = load_engine(
                 self.workspace, self.mode, self.config, ask_as_deny=False,
-                sandboxed=bash.sandbox.tier is not Tier.NONE, audit=False,
+                sandboxed=bash.sandboxed, audit=False,
                 store=self._bash_options.get("store", True), home=bash.home,
                 user_config=self._bash_options.get("user_config", True))
         return self._twin
@@ -183,15 +182,15 @@ class Shell:
             engine = self._engine()
             ctx = CallContext(cwd=str(self._bash().cwd), session_id=self.session_id,
                               agent=self.agent)
-            d = engine.decide_bash(command, ctx)
-            analysis = engine.last_analysis
+            d, analysis = engine.check_bash(command, ctx)
             if analysis is None:
                 from ..bash.analysis import analyse
                 from ..bash.facts import Context
 
                 analysis = analyse(command, Context.here(cwd=ctx.cwd, workspace=self.workspace,
                                                          home=engine.home))
-        return Verdict(command, d.verdict, str(d.capability or ""), analysis, d.reason, d.rule)
+        cap = d.capability.value if d.capability is not None else "unknown"
+        return Verdict(command, d.verdict, cap, analysis, d.reason, d.rule)
 
     def preflight(self, command: str) -> ShellResult:
         """What would happen to ``command``: ``allowed``, ``needs_approval`` or ``denied``."""
@@ -200,8 +199,10 @@ class Shell:
         except Exception as exc:  # noqa: BLE001 - adapters must get an answer, not a traceback
             return self._failed(command, exc)
         status = {"allow": "allowed", "ask": "needs_approval"}.get(verdict.decision, "denied")
+        why = [r.message for r in getattr(verdict.analysis, "reasons", ())][:3]
         return ShellResult(command, status, verdict.decision, verdict.reason,
-                           _warnings(verdict), readonly=bool(verdict.readonly))
+                           _warnings(verdict), readonly=bool(verdict.readonly),
+                           extra={"not_readonly": why})
 
     def declined(self, command: str, why: str = "the user declined") -> ShellResult:
         return ShellResult(command, "declined", "ask", why)
@@ -245,7 +246,9 @@ class Shell:
             if pending.status == "error":
                 return pending
             if not pending.readonly or pending.status != "allowed":
-                why = pending.reason if pending.status == "denied" else "it is not read-only"
+                why = pending.reason
+                if not pending.readonly:
+                    why = "; ".join(["it is not read-only", *pending.extra.get("not_readonly", ())])
                 return ShellResult(command, "denied", pending.decision,
                                    f"refused without running: {why}", pending.warnings)
             return self.run(command, timeout=timeout, tool_use_id=tool_use_id)

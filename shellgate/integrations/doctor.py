@@ -110,6 +110,7 @@ def config_checks(workspace: str, config: str | None,
     mode = str(cfg.mode) if cfg.mode else "balanced (default)"
     what = ", ".join(found) if found else "none (defaults)"
     checks.append(Check("config", True, f"files: {what}; mode {mode}"))
+    checks += [Check("config", False, notice, "warn") for notice in cfg.notices]
     return checks
 
 

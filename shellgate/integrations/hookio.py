@@ -266,13 +266,17 @@ def no_ask(outcome: Outcome, call: Call) -> Outcome:
 def approve_hint(call: Call) -> str:
     """Tell the human (the model relays it) how to let this call through next time."""
     if call.kind is ToolKind.BASH:
-        return ("It needs a human's approval, which this agent cannot ask for in a hook: "
-                "the user can approve it with `shellgate approvals add -- <command prefix>` "
-                "or run the hook with a more permissive `--mode` "
-                f"(e.g. `shellgate hook {call.agent} --mode accept-edits`).")
-    return ("It needs a human's approval, which this agent cannot ask for in a hook: the user "
-            f"can run the hook with a more permissive `--mode` (`shellgate hook {call.agent} "
-            "--mode ...`) or make the change themselves.")
+        import shlex
+
+        cmd = call.command or ""
+        shown = shlex.quote(cmd if len(cmd) <= 120 else cmd[:117] + "...")
+        return ("This agent cannot ask from a hook, so it was blocked. To approve it, the user "
+                f"can run it once with `shellgate run -- {shown}` (answer \"always\" to remember "
+                "it), add an allow rule to .shellgate/config.toml, or give the hook a more "
+                f"permissive mode (`shellgate hook {call.agent} --mode accept-edits`).")
+    return ("This agent cannot ask from a hook, so it was blocked. The user can make this change "
+            "themselves, or give the hook a more permissive mode "
+            f"(`shellgate hook {call.agent} --mode ...`).")
 
 
 def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
@@ -381,9 +385,13 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
         return 2
     finally:
         sys.stdout = saved
-    if out:
-        stdout.write(out + "\n")
-        stdout.flush()
+    try:
+        if out:
+            stdout.write(out + "\n")
+            stdout.flush()
+    except (OSError, ValueError) as exc:  # a closed pipe: the answer is lost, so block
+        print(f"shellgate: blocked because the answer could not be written ({exc})", file=stderr)
+        return 2
     return code
 
 

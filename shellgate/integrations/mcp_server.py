@@ -65,6 +65,8 @@ def _error(result: ShellResult) -> Any:
 
 
 def _reply(result: ShellResult) -> Any:
+    """The structured result of a command that ran; a refusal is an ``isError`` result (the
+    SDK passes a ``CallToolResult`` through unchanged, so the tools keep a dict schema)."""
     if result.status != "ran":
         return _error(result)
     return result.to_json()
@@ -117,7 +119,7 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
                  annotations=notes["run_command"])
     def run_command(command: str,
                     answer: Annotated[ElicitationResult[Approval], Resolve(approval)],
-                    ctx: Context, timeout_seconds: float | None = None) -> Any:
+                    ctx: Context, timeout_seconds: float | None = None) -> dict[str, Any]:
         if not isinstance(answer, AcceptedElicitation):
             return _error(shell.declined(command, f"the user {answer.action}d the request"))
         data = answer.data
@@ -134,7 +136,7 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
                              "(it never asks); anything else is refused without running.",
                  annotations=notes["run_readonly_command"])
     def run_readonly_command(command: str, ctx: Context,
-                             timeout_seconds: float | None = None) -> Any:
+                             timeout_seconds: float | None = None) -> dict[str, Any]:
         return _reply(shell.run_readonly(command, timeout=timeout_seconds,
                                          tool_use_id=_call_id(ctx)))
 

@@ -13,8 +13,8 @@ A denied command returns its reason to the model and is never run, approved or n
 ``pydantic_ai`` is imported only when the toolset is built.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: pydantic-ai reads the tool's annotations, and
+# ``RunContext`` is imported inside shellgate_toolset().
 from pathlib import Path
 from typing import Any
 

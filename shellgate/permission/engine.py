@@ -6,8 +6,9 @@
                       tools on the plan-mode allow list (and exec if allowed) -> allow
 4. internal paths     the harness's own memory / plan / scratch dirs -> allow silently
 5. outside roots      a target outside the user's roots -> ask; allow-once at most
-6. allows             ask rules veto (-> ask); then skill allows, stored approvals and allow
-                      rules -> allow (for a command line: every sub-command covered)
+6. allows             ask rules veto (-> ask, or the mode's deny: an ask rule only ever
+                      tightens); then skill allows, stored approvals and allow rules -> allow
+                      (for a command line: every sub-command covered)
 7. mode × capability  the matrix of :mod:`.modes`
 
 An ask is put to the approver with a :class:`Prompt`; with none, it becomes a deny whose
@@ -119,7 +120,8 @@ class Engine:
                  filesystem_roots: Iterable[str | Path] = (), sandboxed: bool = True,
                  ask_as_deny: bool = True, home: str | Path | None = None,
                  session_id: str | None = None,
-                 on_audit: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_audit: Callable[[dict[str, Any]], None] | None = None,
+                 untrusted_allows: Iterable[Rule] = ()) -> None:
         self.workspace = _norm(workspace)
         self._mode = parse_mode(mode)
         self.rules = rules or RuleSet()
@@ -138,6 +140,9 @@ class Engine:
         self.home = _norm(home) if home is not None else _norm("~")
         self.session_id = session_id
         self.on_audit = on_audit
+        # Allow rules that were read but not honoured (an untrusted project file's): never
+        # consulted to allow, only to tell the user why a rule they see did nothing.
+        self.untrusted_allows = tuple(untrusted_allows)
         self._plan = False
         self._skill: tuple[Rule, ...] = ()
         self._session: list[Approval] = []
@@ -335,50 +340,66 @@ class Engine:
         subj = call.subject
         for r in self.rules.ask:
             hit = r.deny_side(subj)
-            if hit is not None:
-                return Ask(f"rule {r.text} asks for approval: {hit}", "chain.ask_rule",
-                           matched=(r.text,), hint="an ask rule wants a person to approve each time")
+            if hit is None:
+                continue
+            # An ask rule vetoes allows; it never turns the mode's deny into a question
+            # (strict mode's exec stays denied), so adding one can only tighten.
+            if self._covers(call) is None:
+                floor = self._mode_matrix(call)
+                if isinstance(floor, Decision) and floor.kind is DecisionKind.DENY:
+                    return replace(floor, reason=f"{floor.reason} (rule {r.text} asks, and an "
+                                   "ask rule never loosens the mode)", matched=(r.text,))
+            return Ask(f"rule {r.text} asks for approval: {hit}", "chain.ask_rule",
+                       matched=(r.text,), hint="an ask rule wants a person to approve each time")
+        return self._covers(call)
+
+    def _covers(self, call: Call, allow: tuple[Rule, ...] | None = None,
+                stored: bool = True) -> Decision | None:
+        """Skill allows, stored approvals and allow rules (or just ``allow``) covering the call."""
         view = call.view
         if view is not None:
-            return self._cover_command(call, view)
-        return self._cover_call(call, subj)
+            return self._cover_command(call, view, allow, stored)
+        return self._cover_call(call, call.subject, allow, stored)
 
     def _stored(self, call: Call) -> tuple[Approval, ...]:
         stored = self.store.for_workspace(call.tool, self.workspace) if self.store else ()
         session = tuple(a for a in self._session if a.tool == call.tool)
         return stored + session
 
-    def _cover_call(self, call: Call, subj: Subject) -> Outcome:
-        for r in self._skill:
+    def _cover_call(self, call: Call, subj: Subject, allow: tuple[Rule, ...] | None = None,
+                    stored: bool = True) -> Decision | None:
+        for r in self._skill if stored else ():
             if r.covers_call(subj):
                 return Decision(DecisionKind.ALLOW, f"allowed by the skill rule {r.text}",
                                 "chain.skill_allow", "skill", (r.text,))
-        if call.meta.key:
+        if call.meta.key and stored:
             for a in self._stored(call):
                 if not a.prefix and a.key == call.meta.key:
                     src = "session" if a in self._session else "store"
                     return Decision(DecisionKind.ALLOW, f"allowed by a {src} approval of {a.key}",
                                     "chain.stored_approval", src, (a.label,))
-        for r in self.rules.allow:
+        for r in self.rules.allow if allow is None else allow:
             if r.covers_call(subj):
                 return Decision(DecisionKind.ALLOW, f"allowed by rule {r.text}", "chain.allow_rule",
                                 "rule", (r.text,))
         return None
 
-    def _cover_command(self, call: Call, view: CommandView) -> Outcome:
+    def _cover_command(self, call: Call, view: CommandView, allow: tuple[Rule, ...] | None = None,
+                       stored: bool = True) -> Decision | None:
         need = view.to_cover()
         if not need:
             return None
         from .pattern import CommandPattern
 
         sources: list[tuple[str, str, Any]] = []
-        sources += [("skill", r.text, p) for r in self._skill
-                    if (p := r.command_pattern(call.tool)) is not None]
-        session = set(map(id, self._session))
-        sources += [("session" if id(a) in session else "store", a.label,
-                     CommandPattern.literal(a.prefix, rest=a.rest))
-                    for a in self._stored(call) if a.prefix]
-        sources += [("rule", r.text, p) for r in self.rules.allow
+        if stored:
+            sources += [("skill", r.text, p) for r in self._skill
+                        if (p := r.command_pattern(call.tool)) is not None]
+            session = set(map(id, self._session))
+            sources += [("session" if id(a) in session else "store", a.label,
+                         CommandPattern.literal(a.prefix, rest=a.rest))
+                        for a in self._stored(call) if a.prefix]
+        sources += [("rule", r.text, p) for r in (self.rules.allow if allow is None else allow)
                     if (p := r.command_pattern(call.tool)) is not None]
         if not sources:
             return None
@@ -408,10 +429,22 @@ class Engine:
         if verdict is Verdict.ALLOW:
             return Decision(DecisionKind.ALLOW, f"{cap} is allowed in {mode} mode",
                             "chain.mode_matrix", "mode")
+        note = self._untrusted_note(call)
         if verdict is Verdict.DENY:
-            return Decision(DecisionKind.DENY, f"{cap} is not allowed in {mode} mode",
+            return Decision(DecisionKind.DENY, f"{cap} is not allowed in {mode} mode{note}",
                             "chain.mode_matrix", "mode")
-        return Ask(f"{cap} needs approval in {mode} mode{nosb}", "chain.mode_matrix")
+        return Ask(f"{cap} needs approval in {mode} mode{nosb}{note}", "chain.mode_matrix")
+
+    def _untrusted_note(self, call: Call) -> str:
+        """Say so when an allow rule that was not honoured would have covered the call."""
+        if not self.untrusted_allows:
+            return ""
+        hit = self._covers(call, self.untrusted_allows, stored=False)
+        if hit is None:
+            return ""
+        sources = sorted({r.source for r in self.untrusted_allows if r.text in hit.matched})
+        return (f" ({', '.join(hit.matched)} in {', '.join(sources)} would allow it, but that "
+                "file is not trusted: a project config may only tighten the policy)")
 
     # -- asking -----------------------------------------------------------------------------
 
@@ -436,6 +469,8 @@ class Engine:
         return tuple(out)
 
     def _no_approver(self, call: Call, ask: Ask, plan: tuple[Approval, ...] | None) -> Decision:
+        """Nobody can be asked. The reason is read by the model first: it tells it to ask the
+        user, and tells the user how to allow the call (a rule, a mode)."""
         if not self.ask_as_deny:
             return Decision(DecisionKind.ASK, ask.reason, ask.rule, "no_approver", ask.matched)
         hint = ask.hint
@@ -445,12 +480,13 @@ class Engine:
                 name = call.req.tool_name
                 name = name[:1].upper() + name[1:] if name.isalpha() and name.islower() else name
                 rules = ", ".join(f'"{name}({a.label})"' for a in plan[:3])
-                tips.append(f"add [permissions] allow = [{rules}] to .shellgate/config.toml")
+                tips.append(f"add [permissions] allow = [{rules}] to ~/.config/shellgate/config.toml")
             if ask.rule == "chain.mode_matrix":
-                tips.append(f"use --mode {_LEAST_MODE.get(call.capability, 'trust')}")
+                tips.append(f"run with --mode {_LEAST_MODE.get(call.capability, 'trust')}")
             hint = " or ".join(tips) if tips else "approve it interactively"
-        return Decision(DecisionKind.DENY, f"needs approval: {call.what} — {ask.reason}; nobody "
-                        f"can approve here: {hint}", ask.rule, "no_approver", ask.matched)
+        return Decision(DecisionKind.DENY, f"needs approval: {call.what} — {ask.reason}. Nobody "
+                        f"can approve it here; ask the user, who can {hint}", ask.rule,
+                        "no_approver", ask.matched)
 
     def _resolve(self, call: Call, ask: Ask) -> Decision:
         plan = None if ask.limited else self.remember_plan(call)

@@ -7,13 +7,14 @@ becomes a :class:`SubCommand`.
 Allow side (allow rules, skill allows, stored approvals) — fail closed:
 - an unparsed script (``Script.error``) is never covered;
 - *every* executed sub-command must be covered on its own by some allow source, or be known
-  read-only (``Metadata.readonly_commands``), or be inert (function definitions, ``[[ ]]``,
-  ``(( ))``, a bare ``x=1``), or be a transparent wrapper whose inner command is present
-  (``timeout``, ``time``, ``nice``, ``nohup``, ``stdbuf``, ``command``, ``builtin``,
-  ``noglob``, flag-less ``xargs`` — the wrappers Claude Code strips). Other wrappers
-  (``sudo``, ``env``, ``bash -c``, ``find -exec``, ``eval`` …) must be covered themselves
-  *and* their inner command must be covered: ``Bash(npm test *)`` does not allow
-  ``sudo npm test`` nor ``bash -c 'npm test'``;
+  read-only (``Metadata.readonly_commands``, judged per command by the bash core), or be inert
+  (function definitions, ``[[ ]]``, ``(( ))``, a bare ``x=1``), or be a transparent wrapper
+  whose inner command is present (``timeout``, ``time``, ``nice``, ``nohup``, ``stdbuf``,
+  ``command``, ``builtin``, ``noglob``, flag-less ``xargs`` — the wrappers Claude Code
+  strips). Any other wrapper (``sudo``, ``env``, ``bash -c``, ``find -exec``, ``eval`` …)
+  must itself be covered or be judged read-only in its position (the harness credits
+  ``bash -c 'npm test'``, never ``sudo``), and its inner command is covered on its own in any
+  case: ``Bash(npm test *)`` alone never allows ``sudo npm test``;
 - a sub-command with prefix assignments (``PATH=… npm test``) or an output redirect into a
   file (``npm test > log``) is never covered: both change what it does.
 

@@ -4,6 +4,7 @@ Order matters — later mounts cover earlier ones: read-only root, fresh /dev an
 private /tmp, then the paths under /tmp that must stay visible, the writable roots, the
 protected paths re-bound read-only inside them, and last the masks. Paths that do not exist
 are skipped (a missing bind source fails every call: anthropics/claude-code#39284).
+Built with plain strings: this runs once per command.
 """
 
 from __future__ import annotations
@@ -16,14 +17,11 @@ from .policy import Policy
 from .policy import within as _within
 
 TMP = Path("/tmp")
+_TMP = "/tmp"
 
 
-def _exists(p: Path) -> bool:
-    return os.path.lexists(p)
-
-
-def _by_depth(paths: Iterable[Path]) -> list[Path]:
-    return sorted(dict.fromkeys(paths), key=lambda p: (len(p.parts), str(p)))
+def _by_depth(paths: Iterable[str]) -> list[str]:
+    return sorted(dict.fromkeys(paths), key=lambda p: (p.count("/"), p))
 
 
 def build_argv(bwrap: str, policy: Policy, *, cwd: Path, tmpdir: Path, seccomp_fd: int | None,
@@ -34,37 +32,37 @@ def build_argv(bwrap: str, policy: Policy, *, cwd: Path, tmpdir: Path, seccomp_f
         argv.append("--unshare-net")
     if os.geteuid() == 0:  # real root keeps every capability in the sandbox unless dropped
         argv += ["--cap-drop", "ALL"]
-    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmpdir), "/tmp"]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmpdir), _TMP]
 
-    writable = [p for p in policy.roots() if p.is_dir()]
-    bound: list[Path] = []
-    for p in _by_depth(visible):
-        if _within(p, TMP) and p.exists() and not any(_within(p, b) for b in bound + writable):
-            argv += ["--ro-bind", str(p), str(p)]
+    writable = [w for w in map(str, policy.roots()) if os.path.isdir(w)]
+    bound: list[str] = []
+    for p in _by_depth(map(str, visible)):
+        if _within(p, _TMP) and os.path.exists(p) and not any(_within(p, b) for b in bound + writable):
+            argv += ["--ro-bind", p, p]
             bound.append(p)
     for p in _by_depth(writable):
-        argv += ["--bind", str(p), str(p)]
+        argv += ["--bind", p, p]
         bound.append(p)
 
-    def seen(p: Path) -> bool:  # still visible after /tmp was replaced
-        return not _within(p, TMP) or any(_within(p, b) for b in bound)
+    def seen(p: str) -> bool:  # still visible after /tmp was replaced
+        return not _within(p, _TMP) or any(_within(p, b) for b in bound)
 
-    for p in _by_depth(policy.readonly):
-        if not _exists(p) or not seen(p) or not any(_within(p, w) for w in writable):
+    for p in _by_depth(map(str, policy.readonly)):
+        if not os.path.lexists(p) or not seen(p) or not any(_within(p, w) for w in writable):
             continue
-        real = Path(os.path.realpath(p))
-        if real.exists() and any(_within(real, w) for w in writable):
-            argv += ["--ro-bind", str(real), str(real)]
-    for p in _by_depth(policy.masked):
-        if not _exists(p) or not seen(p):
+        real = os.path.realpath(p)
+        if os.path.exists(real) and any(_within(real, w) for w in writable):
+            argv += ["--ro-bind", real, real]
+    for p in _by_depth(map(str, policy.masked)):
+        if not os.path.lexists(p) or not seen(p):
             continue
-        if p.is_dir() and not p.is_symlink():
-            argv += ["--tmpfs", str(p), "--remount-ro", str(p)]
-        elif not p.is_symlink():
-            argv += ["--ro-bind", "/dev/null", str(p)]
-        elif (real := Path(os.path.realpath(p))).exists() and seen(real):
-            argv += (["--tmpfs", str(real), "--remount-ro", str(real)] if real.is_dir()
-                     else ["--ro-bind", "/dev/null", str(real)])
+        target = os.path.realpath(p) if os.path.islink(p) else p
+        if not os.path.exists(target) or not seen(target):
+            continue
+        if os.path.isdir(target):
+            argv += ["--tmpfs", target, "--remount-ro", target]
+        else:
+            argv += ["--ro-bind", "/dev/null", target]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--chdir", str(cwd), "--", *program]

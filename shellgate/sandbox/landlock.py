@@ -70,6 +70,30 @@ def fs_rights(version: int) -> int:
     return rights
 
 
+PROC = Path("/proc")
+
+
+def proc_grants() -> list[tuple[Path, int]]:
+    """Read rights on /proc minus the per-process directories.
+
+    Landlock does not stop a sandboxed process from reading ``/proc/<pid>/environ`` of any
+    process of the same user (measured: the agent's own API keys). Hiding the numeric entries
+    closes that; ``/proc/self/fd/N`` still works for pipes (they are not path-checked), so
+    ``/dev/stdout`` and ``<(…)`` keep working; tools that read their own ``/proc/self/*`` or
+    list processes (ps) do not, in this tier only.
+    """
+    out: list[tuple[Path, int]] = []
+    try:
+        names = os.listdir(PROC)
+    except OSError:
+        return out
+    for n in names:
+        p = PROC / n
+        if not n.isdigit() and not os.path.islink(p):
+            out.append((p, READ))
+    return out
+
+
 def _within(p: Path, root: Path) -> bool:
     return p == root or root in p.parents
 
@@ -134,7 +158,7 @@ def restrict_thread(writable: Iterable[Path], hidden: Iterable[Path], *, network
     grants = [(Path("/"), READ)] + [(Path(w), all_fs) for w in writable]
     grants += [(Path(d), dev) for d in DEVICES]
     try:
-        for path, rights in plan_rules(grants, hidden):
+        for path, rights in plan_rules(grants, (*hidden, PROC)) + proc_grants():
             try:
                 pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:

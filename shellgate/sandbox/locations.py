@@ -9,6 +9,7 @@ and sockets that would let it act outside the sandbox (docker, the system/user D
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -43,14 +44,20 @@ MASKED_ABSOLUTE: tuple[str, ...] = (
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _protected_in(root: Path) -> tuple[Path, ...]:
+    return tuple(root / n for n in PROTECTED_NAMES)
+
+
 def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout]) -> tuple[Path, ...]:
     """Implant paths inside ``roots`` plus the git hooks/config of ``layouts``."""
-    out: list[Path] = [r / n for r in roots for n in PROTECTED_NAMES]
+    out: list[Path] = [p for r in roots for p in _protected_in(r)]
     for lay in layouts:
         out += git_paths(lay)[1]
     return tuple(dict.fromkeys(out))
 
 
+@functools.lru_cache(maxsize=16)
 def masked_paths(home: Path) -> tuple[Path, ...]:
     uid = os.getuid()
     return tuple([home / n for n in MASKED_HOME] + [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE])

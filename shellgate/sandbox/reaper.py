@@ -68,10 +68,21 @@ def birth(pid: int) -> int:
     return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
 
 
-def _table() -> dict[int, tuple[str, int, int]]:
+def _last_pid() -> int:
+    try:
+        with open("/proc/sys/kernel/ns_last_pid", "rb") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return -1
+
+
+def _table(root: int) -> dict[int, tuple[str, int, int]]:
+    """Processes that may be the command's: those with a pid above ``root`` — pids are handed
+    out in increasing order — unless the pid counter wrapped since (then every process)."""
+    floor = root if _last_pid() >= root else 0
     out: dict[int, tuple[str, int, int]] = {}
     for name in os.listdir("/proc"):
-        if name.isdigit() and (st := _stat(name)) is not None:
+        if name.isdigit() and int(name) >= floor and (st := _stat(name)) is not None:
             out[int(name)] = st
     return out
 
@@ -110,7 +121,7 @@ def sweep(root: int, since: int, *, deadline: float = 2.0) -> int:
     seen: set[int] = set()
     end = time.monotonic() + deadline
     while time.monotonic() < end:
-        table = _table()
+        table = _table(root)
         found = _candidates(root, since, table)
         seen |= found
         alive = [p for p in found if p in table and table[p][0] not in "ZX"]

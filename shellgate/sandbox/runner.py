@@ -83,6 +83,7 @@ class Sandbox:
             if self.tier is Tier.LANDLOCK and (why := landlock_usable()):
                 raise SandboxUnavailable(why)
         self._tmp: Path | None = None
+        self._cleanup: weakref.finalize | None = None
         self._lock = threading.Lock()
 
     @property
@@ -98,8 +99,21 @@ class Sandbox:
         with self._lock:
             if self._tmp is None:
                 self._tmp = Path(tempfile.mkdtemp(prefix="shellgate-tmp-"))
-                weakref.finalize(self, shutil.rmtree, str(self._tmp), True)
+                self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._tmp), True)
             return self._tmp
+
+    def close(self) -> None:
+        """Remove the private tmp directory (a later run makes a new one)."""
+        with self._lock:
+            if self._cleanup is not None:
+                self._cleanup()
+            self._tmp, self._cleanup = None, None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run(self, command: str, policy: Policy, cwd: str | Path | None = None) -> ExecResult:
         """Run ``command`` with bash under ``policy`` in ``cwd``. Never raises."""
@@ -179,15 +193,16 @@ class Sandbox:
     def _guarded(self, policy: Policy, tier: Tier) -> tuple[Path, ...]:
         """Protected paths no mount protects this time: all of them outside bwrap; under bwrap
         the ones that do not exist yet (or are symlinks, which can be swapped)."""
-        roots = [r for r in policy.roots() if r.is_dir()]
+        roots = [r for r in map(str, policy.roots()) if os.path.isdir(r)]
         out: list[Path] = []
         for p in policy.readonly:
-            if not any(_within(p, r) for r in roots):
+            s = str(p)
+            if not any(_within(s, r) for r in roots):
                 continue
-            exists = os.path.lexists(p)
-            if tier is Tier.BWRAP and exists and not os.path.islink(p):
+            exists = os.path.lexists(s)
+            if tier is Tier.BWRAP and exists and not os.path.islink(s):
                 continue
-            if not exists and ".git" in p.parts and not p.parent.exists():
+            if not exists and "/.git/" in s and not os.path.exists(os.path.dirname(s)):
                 continue  # a repository the command creates itself (`git init`) is its own
             out.append(p)
         return tuple(out)

@@ -142,6 +142,22 @@ class BashTool:
         self._lock = threading.Lock()
 
     @property
+    def sandboxed(self) -> bool:
+        """What the engine is told: false only when no tier works here (trust then asks for
+        exec); an explicit opt-out by the user counts as sandboxed (their call)."""
+        return self.sandbox.tier is not Tier.NONE or self.sandbox.disabled
+
+    def close(self) -> None:
+        """Remove the sandbox's private tmp directory."""
+        self.sandbox.close()
+
+    def __enter__(self) -> BashTool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
     def cwd(self) -> Path:
         """Where the next command starts (``cd`` in earlier commands moves it)."""
         return self._cwd
@@ -158,10 +174,11 @@ class BashTool:
         ctx = CallContext(cwd=str(cwd), session_id=self.session_id, tool_use_id=tool_use_id or None)
         try:
             decision = self.engine.decide_bash(command, ctx, tool_use_id=tool_use_id)
+            workspace = Path(self.engine.where(ctx)[0])
         except Exception as exc:  # decide never raises by contract; fail closed if it does
             decision = Decision(DecisionKind.DENY, f"internal error in the gate: {exc}",
                                 "internal.error", "error")
-        workspace = Path(self.engine.where(ctx)[0])
+            workspace = self.workspace
         common = dict(command=command, decision=decision.verdict, reason=decision.reason,
                       capability=str(decision.capability) if decision.capability else None,
                       warnings=tuple(decision.warnings), workspace=str(workspace),
@@ -170,11 +187,16 @@ class BashTool:
             return BashResult(ran=False, duration=time.monotonic() - start, **common)
         network = decision.capability is Capability.NETWORK
         limits = replace(self.limits, timeout=timeout) if timeout else self.limits
-        policy = build_policy(workspace, base=self.workspace, home=self.home, network=network,
-                              writable=self._extra_writable, readonly=self._extra_readonly,
-                              masked=self._extra_masked,
-                              env_passthrough=self.settings.env_passthrough,
-                              env_set=self.settings.env, limits=limits)
+        try:
+            policy = build_policy(workspace, base=self.workspace, home=self.home, network=network,
+                                  writable=self._extra_writable, readonly=self._extra_readonly,
+                                  masked=self._extra_masked,
+                                  env_passthrough=self.settings.env_passthrough,
+                                  env_set=self.settings.env, limits=limits)
+        except Exception as exc:  # never run a command under a policy we could not build
+            return BashResult(ran=False, duration=time.monotonic() - start,
+                              **{**common, "decision": "deny",
+                                 "reason": f"the sandbox policy could not be built: {exc}"})
         res = self.sandbox.run(command, policy, cwd)
         with self._lock:
             if self._cwd == cwd:  # a concurrent call's cd wins only if it finished later

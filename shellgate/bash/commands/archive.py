@@ -22,9 +22,11 @@ G = Takes.PROGRAM
 _TAR_SAFE = [
     Flag("-t", "--list"), Flag("-f", "--file", takes=V), Flag("-v", "--verbose"),
     Flag("-z", "--gzip", "--gunzip", "--ungzip"), Flag("-j", "--bzip2"), Flag("-J", "--xz"),
-    Flag("--zstd"), Flag("--lzma"), Flag("--lzip"), Flag("--lzop"), Flag("-Z", "--compress", "--uncompress"),
+    Flag("--zstd"), Flag("--lzma"), Flag("--lzip"), Flag("--lzop"),
+    Flag("-Z", "--compress", "--uncompress"),
     Flag("-a", "--auto-compress"), Flag("--force-local"), Flag("--wildcards"), Flag("--no-wildcards"),
-    Flag("--anchored"), Flag("--no-anchored"), Flag("--exclude", takes=V), Flag("-X", "--exclude-from", takes=P),
+    Flag("--anchored"), Flag("--no-anchored"), Flag("--exclude", takes=V),
+    Flag("-X", "--exclude-from", takes=P),
     Flag("-T", "--files-from", takes=P), Flag("--null"), Flag("--quoting-style", takes=V),
     Flag("--numeric-owner"), Flag("-R", "--block-number"), Flag("--full-time"), Flag("--utc"),
     Flag("-b", "--blocking-factor", takes=V), Flag("-B", "--read-full-records"),
@@ -87,7 +89,7 @@ def _tar_check(p: Parsed, call: Call) -> Iterable[Finding]:
     return out
 
 
-TAR_SPEC = Command("tar", safe=_TAR_SAFE, unsafe=_TAR_UNSAFE, check=_tar_check)
+TAR_SPEC = Command("tar", reads=False, safe=_TAR_SAFE, unsafe=_TAR_UNSAFE, check=_tar_check)
 _TAR_LETTER_VALUES = {"f", "b", "C", "T", "X", "H", "I", "F", "V", "g"}
 
 
@@ -123,9 +125,9 @@ def _unzip_check(p: Parsed, call: Call) -> Iterable[Finding]:
             for w in p.operands if w.text.startswith("-")]
 
 
-UNZIP = Command("unzip", permute=False, check=_unzip_check,
+UNZIP = Command("unzip", reads=False, permute=False, check=_unzip_check,
                 safe=[Flag("-l"), Flag("-v"), Flag("-Z"), Flag("-t"), Flag("-q"), Flag("-z")])
-ZIPINFO = Command("zipinfo", safe=[*(Flag(f"-{c}") for c in "12smlvhMtTz")])
+ZIPINFO = Command("zipinfo", reads=False, safe=[*(Flag(f"-{c}") for c in "12smlvhMtTz")])
 _Z = [Flag("-c", "--stdout", "--to-stdout"), Flag("-d", "--decompress", "--uncompress"),
       Flag("-f", "--force"), Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-l", "--list"),
       Flag("-n", "--no-name"), Flag("-N", "--name"), Flag("-t", "--test"), Flag("-S", "--suffix", takes=V),

@@ -20,6 +20,8 @@ _BANNED_NAMES = {
     "ARGV": "awk ARGV can change which files are read",
     "ARGC": "awk ARGC can change which files are read",
     "PROCINFO": "gawk PROCINFO can change how I/O is done",
+    "SYMTAB": "gawk SYMTAB can change ARGV and other variables indirectly",
+    "FUNCTAB": "gawk FUNCTAB lists functions for indirect calls",
 }
 _OPERAND_END = {"name", "number", "string", "regex", ")", "]", "$", "incr"}
 
@@ -178,6 +180,7 @@ _UNSAFE = {
 }
 
 COMMANDS = tuple(
-    Command(name, safe=_SAFE, unsafe=_UNSAFE, check=_check, permute=False)
+    Command(name, safe=_SAFE, unsafe=_UNSAFE, check=_check, permute=False,
+            pattern_from=("-e", "--source", "-f", "--file", "-E", "--exec"))
     for name in ("awk", "gawk", "mawk", "nawk")
 )

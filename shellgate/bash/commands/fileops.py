@@ -48,10 +48,10 @@ def _copy_like(verb: str, sources_written: bool):
     return check
 
 
-MKDIR = Command("mkdir", check=_all_operands("mkdir creates"), safe=[
+MKDIR = Command("mkdir", reads=False, check=_all_operands("mkdir creates"), safe=[
     Flag("-m", "--mode", takes=V), Flag("-p", "--parents"), Flag("-v", "--verbose"), *CONTEXT, *HELP])
 
-TOUCH = Command("touch", check=_all_operands("touch writes"), safe=[
+TOUCH = Command("touch", reads=False, check=_all_operands("touch writes"), safe=[
     Flag("-a"), Flag("-c", "--no-create"), Flag("-d", "--date", takes=V), Flag("-f"),
     Flag("-h", "--no-dereference"), Flag("-m"), Flag("-r", "--reference", takes=P),
     Flag("-t", takes=V), Flag("--time", takes=V), *HELP])
@@ -78,7 +78,7 @@ CP = Command(
     },
 )
 
-MV = Command("mv", check=_copy_like("mv writes", sources_written=True), safe=[
+MV = Command("mv", reads=False, check=_copy_like("mv writes", sources_written=True), safe=[
     *_BACKUP, Flag("-f", "--force"), Flag("-i", "--interactive"), Flag("-n", "--no-clobber"),
     Flag("--strip-trailing-slashes"), Flag("-t", "--target-directory", takes=W),
     Flag("-T", "--no-target-directory"), Flag("-u"), Flag("--update", takes=V, optional=True),
@@ -97,10 +97,10 @@ RM = Command(
     },
 )
 
-RMDIR = Command("rmdir", check=_all_operands("rmdir removes"), safe=[
+RMDIR = Command("rmdir", reads=False, check=_all_operands("rmdir removes"), safe=[
     Flag("--ignore-fail-on-non-empty"), Flag("-p", "--parents"), Flag("-v", "--verbose"), *HELP])
 
-TEE = Command("tee", check=_all_operands("tee writes", need=0), safe=[
+TEE = Command("tee", reads=False, check=_all_operands("tee writes", need=0), safe=[
     Flag("-a", "--append"), Flag("-i", "--ignore-interrupts"), Flag("-p"),
     Flag("--output-error", takes=V, optional=True), *HELP])
 

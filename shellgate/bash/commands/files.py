@@ -12,7 +12,7 @@ V = Takes.VALUE
 P = Takes.PATH
 HELP = [Flag("--help"), Flag("--version")]
 
-LS = Command("ls", safe=[
+LS = Command("ls", reads=False, safe=[
     Flag("-a", "--all"), Flag("-A", "--almost-all"), Flag("--author"), Flag("-b", "--escape"),
     Flag("--block-size", takes=V), Flag("-B", "--ignore-backups"), Flag("-c"), Flag("-C"),
     Flag("--color", "--colour", takes=V, optional=True), Flag("-d", "--directory"),
@@ -34,7 +34,7 @@ LS = Command("ls", safe=[
 
 # tree reads a bundle one letter at a time and takes values from the following words in order.
 TREE = Command(
-    "tree", attach=False, abbrev=False,
+    "tree", reads=False, attach=False, abbrev=False,
     safe=[*(Flag(f"-{c}") for c in "adlfxqNQpugshDFvtcUrCAiSnXJ"),
           Flag("-L", takes=V), Flag("-P", takes=V), Flag("-I", takes=V), Flag("-H", takes=V),
           Flag("-T", takes=V), Flag("--gitignore"), Flag("--gitfile", takes=P),
@@ -68,11 +68,11 @@ FILE = Command("file", safe=[
     },
 )
 
-STAT = Command("stat", min_operands=1, safe=[
+STAT = Command("stat", reads=False, min_operands=1, safe=[
     Flag("-L", "--dereference"), Flag("-f", "--file-system"), Flag("--cached", takes=V),
     Flag("-c", "--format", takes=V), Flag("--printf", takes=V), Flag("-t", "--terse"), *HELP])
 
-DU = Command("du", safe=[
+DU = Command("du", reads=False, safe=[
     Flag("-0", "--null"), Flag("-a", "--all"), Flag("--apparent-size"),
     Flag("-B", "--block-size", takes=V), Flag("-b", "--bytes"), Flag("-c", "--total"),
     Flag("-D", "--dereference-args"), Flag("-d", "--max-depth", takes=V),
@@ -84,28 +84,28 @@ DU = Command("du", safe=[
     Flag("-X", "--exclude-from", takes=P), Flag("--exclude", takes=V),
     Flag("-x", "--one-file-system"), *HELP])
 
-DF = Command("df", safe=[
+DF = Command("df", reads=False, safe=[
     Flag("-a", "--all"), Flag("-B", "--block-size", takes=V), Flag("-h", "--human-readable"),
     Flag("-H", "--si"), Flag("-i", "--inodes"), Flag("-k"), Flag("-l", "--local"), Flag("--no-sync"),
     Flag("--output", takes=V, optional=True), Flag("-P", "--portability"), Flag("--sync"),
     Flag("--total"), Flag("-t", "--type", takes=V), Flag("-T", "--print-type"),
     Flag("-x", "--exclude-type", takes=V), Flag("-v"), *HELP])
 
-BASENAME = Command("basename", safe=[Flag("-a", "--multiple"), Flag("-s", "--suffix", takes=V),
+BASENAME = Command("basename", reads=False, safe=[Flag("-a", "--multiple"), Flag("-s", "--suffix", takes=V),
                                      Flag("-z", "--zero"), *HELP])
-DIRNAME = Command("dirname", safe=[Flag("-z", "--zero"), *HELP])
-REALPATH = Command("realpath", safe=[
+DIRNAME = Command("dirname", reads=False, safe=[Flag("-z", "--zero"), *HELP])
+REALPATH = Command("realpath", reads=False, safe=[
     Flag("-e", "--canonicalize-existing"), Flag("-m", "--canonicalize-missing"),
     Flag("-L", "--logical"), Flag("-P", "--physical"), Flag("-q", "--quiet"),
     Flag("--relative-to", takes=V), Flag("--relative-base", takes=V),
     Flag("-s", "--strip", "--no-symlinks"), Flag("-z", "--zero"), *HELP])
-READLINK = Command("readlink", safe=[
+READLINK = Command("readlink", reads=False, safe=[
     Flag("-f", "--canonicalize"), Flag("-e", "--canonicalize-existing"),
     Flag("-m", "--canonicalize-missing"), Flag("-n", "--no-newline"), Flag("-q", "--quiet"),
     Flag("-s", "--silent"), Flag("-v", "--verbose"), Flag("-z", "--zero"), *HELP])
 
-WHICH = Command("which", safe=[Flag("-a"), Flag("-s")])
-WHEREIS = Command("whereis", safe=[*(Flag(f"-{c}") for c in "bmsulg"), Flag("-B", takes=V),
+WHICH = Command("which", reads=False, safe=[Flag("-a"), Flag("-s")])
+WHEREIS = Command("whereis", reads=False, safe=[*(Flag(f"-{c}") for c in "bmsulg"), Flag("-B", takes=V),
                                    Flag("-M", takes=V), Flag("-S", takes=V), Flag("-f")])
 
 _DIFF_SAFE = [
@@ -133,7 +133,7 @@ _DIFF_SAFE = [
 ]
 DIFF = Command("diff", safe=_DIFF_SAFE)
 
-PWD = Command("pwd", max_operands=0, safe=[Flag("-L"), Flag("-P")])
+PWD = Command("pwd", reads=False, max_operands=0, safe=[Flag("-L"), Flag("-P")])
 
 COMMANDS = (LS, TREE, FILE, STAT, DU, DF, BASENAME, DIRNAME, REALPATH, READLINK, WHICH, WHEREIS,
             DIFF, PWD)

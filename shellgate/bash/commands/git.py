@@ -81,7 +81,7 @@ LOG_FLAGS = [
     Flag("--max-parents", takes=V), Flag("--no-min-parents"), Flag("--no-max-parents"),
     Flag("--first-parent"), Flag("--exclude-first-parent-only"), Flag("--not"), Flag("--all"),
     Flag("--branches", **O), Flag("--tags", **O), Flag("--remotes", **O), Flag("--glob", takes=V),
-    Flag("--exclude", takes=V), Flag("--exclude-hidden", takes=V), Flag("--reflog"),
+    Flag("--exclude", takes=V), Flag("--exclude-hidden", takes=V), Flag("--reflog"), Flag("--alternate-refs"),
     Flag("--single-worktree"), Flag("--ignore-missing"), Flag("--bisect"), Flag("--stdin"),
     Flag("--cherry-mark"), Flag("--cherry-pick"), Flag("--left-only"), Flag("--right-only"),
     Flag("--cherry"), Flag("-g", "--walk-reflogs"), Flag("--merge"), Flag("--boundary"),
@@ -115,8 +115,8 @@ def _formats(p: Parsed, call: Call) -> Iterable[Finding]:
 
 def _cmd(name: str, safe: list[Flag], unsafe: dict | None = None, *, check: Callable | None = None,
          max_operands: int | None = None, numeric: bool = False) -> Command:
-    return Command(f"git {name}", safe=safe, unsafe=unsafe or {}, abbrev=False, check=check or _formats,
-                   max_operands=max_operands, numeric=numeric)
+    return Command(f"git {name}", reads=False, safe=safe, unsafe=unsafe or {}, abbrev=False,
+                   check=check or _formats, max_operands=max_operands, numeric=numeric)
 
 
 _LOGLIKE = [*LOG_FLAGS, *DIFF_FLAGS]
@@ -274,12 +274,13 @@ _BRANCH_UNSAFE = {
     Flag("--create-reflog"): "creates a branch",
     Flag("--recurse-submodules"): "creates branches in submodules",
 }
-BRANCH = Command("git branch", abbrev=False, check=_listing("branch"), unsafe=_BRANCH_UNSAFE, safe=[
+BRANCH = Command(reads=False, name="git branch", abbrev=False, check=_listing("branch"),
+                 unsafe=_BRANCH_UNSAFE, safe=[
     *_REF_FILTERS, Flag("-a", "--all"), Flag("-r", "--remotes"), Flag("-l", "--list"),
     Flag("-v", "--verbose"), Flag("--show-current"), Flag("--column", **O), Flag("--no-column"),
     Flag("--abbrev", **O), Flag("--no-abbrev"), Flag("-q", "--quiet")])
 
-TAG = Command("git tag", abbrev=False, check=_listing("tag"), safe=[
+TAG = Command(reads=False, name="git tag", abbrev=False, check=_listing("tag"), safe=[
     *_REF_FILTERS, Flag("-l", "--list"), Flag("-n", **O), Flag("--column", **O), Flag("--no-column")],
     unsafe={
         Flag("-a", "--annotate"): "creates a tag", Flag("-s", "--sign"): "creates a signed tag (runs gpg)",
@@ -302,7 +303,7 @@ def _config_check(p: Parsed, call: Call) -> Iterable[Finding]:
     return [Finding("git config with a value sets configuration", call.command.span, "readonly.operand")]
 
 
-CONFIG = Command("git config", abbrev=False, check=_config_check, safe=[
+CONFIG = Command(reads=False, name="git config", abbrev=False, check=_config_check, safe=[
     Flag("--get"), Flag("--get-all"), Flag("--get-regexp"), Flag("--get-urlmatch"),
     Flag("-l", "--list"), Flag("--get-color"), Flag("--get-colorbool"), Flag("--show-origin"),
     Flag("--show-scope"), Flag("--name-only"), Flag("-z", "--null"), Flag("--global"), Flag("--system"),
@@ -342,20 +343,20 @@ STASH = _sub_dispatch({
                                 Flag("--no-include-untracked")], _OUTPUT_UNSAFE, max_operands=1),
 }, None, "stash")
 REMOTE = _sub_dispatch({
-    "": Command("git remote", abbrev=False, max_operands=0, safe=[Flag("-v", "--verbose")]),
-    "get-url": Command("git remote get-url", abbrev=False, max_operands=1,
+    "": Command(reads=False, name="git remote", abbrev=False, max_operands=0, safe=[Flag("-v", "--verbose")]),
+    "get-url": Command(reads=False, name="git remote get-url", abbrev=False, max_operands=1,
                        safe=[Flag("--push"), Flag("--all")]),
 }, "", "remote")
 REFLOG = _sub_dispatch({
     "show": _cmd("reflog show", _LOGLIKE, _LOG_UNSAFE),
-    "exists": Command("git reflog exists", max_operands=1),
+    "exists": Command(reads=False, name="git reflog exists", max_operands=1),
 }, "show", "reflog")
 WORKTREE = _sub_dispatch({
-    "list": Command("git worktree list", abbrev=False, max_operands=0,
+    "list": Command(reads=False, name="git worktree list", abbrev=False, max_operands=0,
                     safe=[Flag("--porcelain"), Flag("-v", "--verbose"), Flag("-z"),
                           Flag("--expire", takes=V)]),
 }, None, "worktree")
-SYMBOLIC_REF = Command("git symbolic-ref", abbrev=False, max_operands=1,
+SYMBOLIC_REF = Command(reads=False, name="git symbolic-ref", abbrev=False, max_operands=1,
                        extra_operand="with a target changes a reference",
                        safe=[Flag("-q", "--quiet"), Flag("--short"), Flag("--no-recurse"), Flag("--recurse")],
                        unsafe={Flag("-d", "--delete"): "deletes a reference",
@@ -371,12 +372,18 @@ READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]
     "version": VERSION, "var": VAR, "branch": BRANCH, "tag": TAG, "config": CONFIG, "stash": STASH,
     "remote": REMOTE, "reflog": REFLOG, "worktree": WORKTREE, "symbolic-ref": SYMBOLIC_REF,
 }
+_ALIASES = frozenset(READ_FORMS)
 NETWORK_FORMS = {"fetch", "pull", "push", "clone", "ls-remote"}
-# Options that make a network form run a local program (abbreviations included by prefix).
-_NET_PROGRAM_PREFIXES = ("--upload-pack", "--receive-pack", "--exec", "-u", "--config", "-c")
+# Options that make a network form run a local program (abbreviations included by prefix:
+# "--up" is --upload-pack to git's option parser as long as it is unambiguous).
+_NET_PROGRAM = {
+    "fetch": ("--up", "--config", "-c"), "pull": ("--up", "--config", "-c"),
+    "ls-remote": ("--up", "-u"), "clone": ("--up", "-u", "--config", "-c", "--template"),
+    "push": ("--rec", "--exec"),
+}
 
 GLOBAL = Command(
-    "git", permute=False, abbrev=False,
+    "git", reads=False, permute=False, abbrev=False,
     safe=[Flag("--no-pager"), Flag("-P"), Flag("--no-optional-locks"), Flag("--literal-pathspecs"),
           Flag("--glob-pathspecs"), Flag("--noglob-pathspecs"), Flag("--icase-pathspecs"),
           Flag("--no-replace-objects"), Flag("--no-lazy-fetch"), Flag("--no-advice"), Flag("--version"),
@@ -415,7 +422,7 @@ def config_findings(call: Call, dirs: list[Path] | None) -> list[Finding]:
                         "readonly.git_config")]
     out: list[Finding] = []
     for d in dirs:
-        for problem in gitconfig.check(d, call.ctx.home):
+        for problem in gitconfig.check(d, call.ctx.home, _ALIASES):
             out.append(Finding(f"git repository config: {problem}", call.command.span, "readonly.git_config"))
     return out
 
@@ -431,7 +438,7 @@ def git(call: Call) -> list[Finding]:
         return [*out, Finding("git subcommand only known at run time", sub_word.span, "readonly.wild")]
     sub = sub_word.text
     if sub in NETWORK_FORMS:
-        runs = any(w.text.startswith(_NET_PROGRAM_PREFIXES) for w in rest)
+        runs = any(not w.static or w.text.startswith(_NET_PROGRAM[sub]) for w in rest)
         effect = Effect.EXEC if runs else Effect.NETWORK
         why = "may run a local program" if runs else "talks to the network"
         return [*out, Finding(f"git {sub} {why}", sub_word.span, "readonly.network", effect)]

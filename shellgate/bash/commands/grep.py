@@ -10,7 +10,7 @@ refused, and the inherited environment is trusted.)
 
 from __future__ import annotations
 
-from .spec import Command, Flag, Takes
+from .spec import Command, Flag, Parsed, Takes
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -36,7 +36,16 @@ GREP_SAFE = [
     Flag("--help"),
 ]
 
-GREPS = tuple(Command(name, safe=GREP_SAFE, numeric=True) for name in ("grep", "egrep", "fgrep"))
+GREP_PATTERN_FROM = ("-e", "--regexp", "-f", "--file")
+
+
+def _grep_prints_content(p: Parsed) -> bool:
+    """``-l``/``-L``/``-c``/``-q`` print file names, counts or nothing, not file content."""
+    return not p.has("-l", "-L", "-c", "-q")
+
+
+GREPS = tuple(Command(name, safe=GREP_SAFE, numeric=True, pattern_from=GREP_PATTERN_FROM,
+                      reads=_grep_prints_content) for name in ("grep", "egrep", "fgrep"))
 
 RG_SAFE = [
     Flag("-e", "--regexp", takes=V), Flag("-f", "--file", takes=P),
@@ -99,6 +108,8 @@ RG = Command(
         Flag("-z", "--search-zip"): "runs decompression programs on compressed files",
     },
     abbrev=False,
+    pattern_from=(*GREP_PATTERN_FROM, "--files", "--type-list"),
+    reads=lambda p: not p.has("-l", "--files-without-match", "-c", "--count-matches", "-q", "--files"),
 )
 
 COMMANDS = (*GREPS, RG)

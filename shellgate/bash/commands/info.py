@@ -25,48 +25,49 @@ def _date(p: Parsed, call: Call) -> Iterable[Finding]:
     return out
 
 
-DATE = Command("date", max_operands=1, check=_date, safe=[
+DATE = Command("date", reads=False, max_operands=1, check=_date, safe=[
     Flag("-d", "--date", takes=V), Flag("--debug"), Flag("-f", "--file", takes=P),
     Flag("-I", "--iso-8601", takes=V, optional=True), Flag("-R", "--rfc-email"),
     Flag("--rfc-3339", takes=V), Flag("-r", "--reference", takes=P), Flag("-u", "--utc", "--universal"),
     *HELP],
     unsafe={Flag("-s", "--set", takes=V): "sets the system clock"})
 
-UNAME = Command("uname", max_operands=0, safe=[
+UNAME = Command("uname", reads=False, max_operands=0, safe=[
     Flag("-a", "--all"), Flag("-s", "--kernel-name"), Flag("-n", "--nodename"),
     Flag("-r", "--kernel-release"), Flag("-v", "--kernel-version"), Flag("-m", "--machine"),
     Flag("-p", "--processor"), Flag("-i", "--hardware-platform"), Flag("-o", "--operating-system"),
     *HELP])
 
-ID = Command("id", safe=[
+ID = Command("id", reads=False, safe=[
     Flag("-a"), Flag("-Z", "--context"), Flag("-g", "--group"), Flag("-G", "--groups"),
     Flag("-n", "--name"), Flag("-r", "--real"), Flag("-u", "--user"), Flag("-z", "--zero"), *HELP])
-WHOAMI = Command("whoami", max_operands=0, safe=HELP)
-GROUPS = Command("groups", safe=HELP)
-HOSTNAME = Command("hostname", max_operands=0, extra_operand="with a name sets the host name", safe=[
+WHOAMI = Command("whoami", reads=False, max_operands=0, safe=HELP)
+GROUPS = Command("groups", reads=False, safe=HELP)
+HOSTNAME = Command("hostname", reads=False, max_operands=0,
+                   extra_operand="with a name sets the host name", safe=[
     Flag("-a", "--alias"), Flag("-A", "--all-fqdns"), Flag("-d", "--domain"),
     Flag("-f", "--fqdn", "--long"), Flag("-i", "--ip-address"), Flag("-I", "--all-ip-addresses"),
     Flag("-s", "--short"), Flag("-y", "--yp", "--nis"), Flag("-h", "--help"), Flag("-V", "--version")])
-NPROC = Command("nproc", max_operands=0, safe=[Flag("--all"), Flag("--ignore", takes=V), *HELP])
-UPTIME = Command("uptime", max_operands=0, safe=[Flag("-p", "--pretty"), Flag("-s", "--since"),
+NPROC = Command("nproc", reads=False, max_operands=0, safe=[Flag("--all"), Flag("--ignore", takes=V), *HELP])
+UPTIME = Command("uptime", reads=False, max_operands=0, safe=[Flag("-p", "--pretty"), Flag("-s", "--since"),
                                                   Flag("-h", "--help"), Flag("-V", "--version")])
-ARCH = Command("arch", max_operands=0, safe=HELP)
-TTY = Command("tty", max_operands=0, safe=[Flag("-s", "--silent", "--quiet"), *HELP])
-LOGNAME = Command("logname", max_operands=0, safe=HELP)
-PRINTENV = Command("printenv", safe=[Flag("-0", "--null"), *HELP])
-FREE = Command("free", max_operands=0, safe=[
+ARCH = Command("arch", reads=False, max_operands=0, safe=HELP)
+TTY = Command("tty", reads=False, max_operands=0, safe=[Flag("-s", "--silent", "--quiet"), *HELP])
+LOGNAME = Command("logname", reads=False, max_operands=0, safe=HELP)
+PRINTENV = Command("printenv", reads=False, safe=[Flag("-0", "--null"), *HELP])
+FREE = Command("free", reads=False, max_operands=0, safe=[
     *(Flag(f"-{c}") for c in "bkmgtwhlvtL"), Flag("--bytes"), Flag("--kilo"), Flag("--mega"),
     Flag("--giga"), Flag("--tera"), Flag("--peta"), Flag("--kibi"), Flag("--mebi"), Flag("--gibi"),
     Flag("--tebi"), Flag("--pebi"), Flag("--human"), Flag("--si"), Flag("--lohi"), Flag("--total"),
     Flag("--committed"), Flag("--wide"), Flag("-s", "--seconds", takes=V),
     Flag("-c", "--count", takes=V), Flag("--help"), Flag("-V", "--version")])
 # ps mixes BSD (no dash), UNIX and GNU syntaxes; it has no option that writes or runs anything.
-PS = Command("ps", free=True)
-LOCALE = Command("locale", safe=[Flag("-a", "--all-locales"), Flag("-m", "--charmaps"),
+PS = Command("ps", reads=False, free=True)
+LOCALE = Command("locale", reads=False, safe=[Flag("-a", "--all-locales"), Flag("-m", "--charmaps"),
                                  Flag("-c", "--category-name"), Flag("-k", "--keyword-name"),
                                  Flag("-v", "--verbose"), *HELP])
-GETCONF = Command("getconf", max_operands=2, safe=[Flag("-a")])
-LSCPU = Command("lscpu", max_operands=0, safe=[
+GETCONF = Command("getconf", reads=False, max_operands=2, safe=[Flag("-a")])
+LSCPU = Command("lscpu", reads=False, max_operands=0, safe=[
     Flag("-a", "--all"), Flag("-b", "--online"), Flag("-c", "--offline"), Flag("-e", "--extended", takes=V,
                                                                                 optional=True),
     Flag("-J", "--json"), Flag("-p", "--parse", takes=V, optional=True), Flag("-s", "--sysroot", takes=P),

@@ -12,7 +12,7 @@ from .spec import Command, Flag, Takes
 V = Takes.VALUE
 P = Takes.PATH
 
-JQ = Command("jq", abbrev=False, wild=True, safe=[
+JQ = Command("jq", abbrev=False, wild=True, pattern_from=("-f", "--from-file"), safe=[
     Flag("-c", "--compact-output"), Flag("-r", "--raw-output"), Flag("--raw-output0"),
     Flag("-j", "--join-output"), Flag("-a", "--ascii-output"), Flag("-n", "--null-input"),
     Flag("-e", "--exit-status"), Flag("-s", "--slurp"), Flag("-S", "--sort-keys"),

@@ -36,27 +36,29 @@ _PRIVILEGED = {
 
 _SPECS: dict[str, tuple[Command, int, Via]] = {
     # name: (option table, fixed operands before the command, via of the inner command)
-    "timeout": (Command("timeout", permute=False, safe=[
+    "timeout": (Command("timeout", reads=False, permute=False, safe=[
         Flag("-s", "--signal", takes=V), Flag("-k", "--kill-after", takes=V), Flag("--preserve-status"),
         Flag("--foreground"), Flag("-v", "--verbose")]), 1, Via.WRAPPER),
-    "nice": (Command("nice", permute=False, numeric=True, safe=[Flag("-n", "--adjustment", takes=V)]),
+    "nice": (Command("nice", reads=False, permute=False, numeric=True,
+                     safe=[Flag("-n", "--adjustment", takes=V)]),
              0, Via.WRAPPER),
-    "ionice": (Command("ionice", permute=False, safe=[
+    "ionice": (Command("ionice", reads=False, permute=False, safe=[
         Flag("-c", "--class", takes=V), Flag("-n", "--classdata", takes=V), Flag("-t", "--ignore")]),
         0, Via.WRAPPER),
-    "stdbuf": (Command("stdbuf", permute=False, safe=[
+    "stdbuf": (Command("stdbuf", reads=False, permute=False, safe=[
         Flag("-i", "--input", takes=V), Flag("-o", "--output", takes=V), Flag("-e", "--error", takes=V)]),
         0, Via.WRAPPER),
-    "command": (Command("command", permute=False, safe=[Flag("-p"), Flag("-v"), Flag("-V")]),
+    "command": (Command("command", reads=False, permute=False, safe=[Flag("-p"), Flag("-v"), Flag("-V")]),
                 0, Via.WRAPPER),
-    "builtin": (Command("builtin", permute=False), 0, Via.WRAPPER),
-    "exec": (Command("exec", permute=False, safe=[Flag("-c"), Flag("-l")],
+    "builtin": (Command("builtin", reads=False, permute=False), 0, Via.WRAPPER),
+    "exec": (Command("exec", reads=False, permute=False, safe=[Flag("-c"), Flag("-l")],
                      unsafe={Flag("-a", takes=V): "sets the program's name (argv[0])"}), 0, Via.WRAPPER),
-    "time": (Command("time", permute=False, safe=[Flag("-p", "--portability"), Flag("-v", "--verbose"),
-                                                  Flag("-q", "--quiet"), Flag("-f", "--format", takes=V)],
+    "time": (Command("time", reads=False, permute=False,
+                     safe=[Flag("-p", "--portability"), Flag("-v", "--verbose"), Flag("-q", "--quiet"),
+                           Flag("-f", "--format", takes=V)],
                      unsafe={Flag("-o", "--output", takes=Takes.WRITE_PATH): "writes its report to a file",
                              Flag("-a", "--append"): "appends its report to a file"}), 0, Via.WRAPPER),
-    "env": (Command("env", permute=False, safe=[
+    "env": (Command("env", reads=False, permute=False, safe=[
         Flag("-i", "--ignore-environment"), Flag("-0", "--null"), Flag("-u", "--unset", takes=V),
         Flag("-v", "--debug")],
         unsafe={Flag("-S", "--split-string", takes=V): "splits a string into a command line",
@@ -65,7 +67,7 @@ _SPECS: dict[str, tuple[Command, int, Via]] = {
                 Flag("--default-signal", takes=V, optional=True): "changes signal handling",
                 Flag("--ignore-signal", takes=V, optional=True): "changes signal handling"}),
             0, Via.WRAPPER),
-    "xargs": (Command("xargs", permute=False, safe=[
+    "xargs": (Command("xargs", reads=False, permute=False, safe=[
         Flag("-0", "--null"), Flag("-r", "--no-run-if-empty"), Flag("-t", "--verbose"),
         Flag("-x", "--exit"), Flag("-n", "--max-args", takes=V), Flag("-L", "--max-lines", takes=V),
         Flag("-P", "--max-procs", takes=V), Flag("-d", "--delimiter", takes=V),

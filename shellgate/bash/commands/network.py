@@ -18,7 +18,7 @@ W = Takes.WRITE_PATH
 G = Takes.PROGRAM
 
 CURL = Command(
-    "curl", effect=Effect.NETWORK,
+    "curl", reads=False, effect=Effect.NETWORK,
     safe=[
         Flag("-s", "--silent"), Flag("-S", "--show-error"), Flag("-L", "--location"),
         Flag("-f", "--fail"), Flag("--fail-with-body"), Flag("-I", "--head"), Flag("-i", "--include"),
@@ -64,14 +64,14 @@ def _wget(p: Parsed, call: Call) -> Iterable[Finding]:
     return []
 
 
-WGET = Command("wget", effect=Effect.NETWORK, check=_wget, safe=[
+WGET = Command("wget", reads=False, effect=Effect.NETWORK, check=_wget, safe=[
     Flag("-q", "--quiet"), Flag("-O", "--output-document", takes=V), Flag("-S", "--server-response"),
     Flag("--spider"), Flag("-T", "--timeout", takes=V), Flag("-t", "--tries", takes=V),
     Flag("--header", takes=V), Flag("-U", "--user-agent", takes=V), Flag("--no-check-certificate"),
     Flag("-n", takes=V), Flag("--no-verbose"), Flag("--max-redirect", takes=V), Flag("-h", "--help"),
     Flag("-V", "--version")])
 
-SSH = Command("ssh", effect=Effect.NETWORK, permute=False, safe=[
+SSH = Command("ssh", reads=False, effect=Effect.NETWORK, permute=False, safe=[
     *(Flag(f"-{c}") for c in "46AaCfGgKkMNnqsTtVvXxY"), Flag("-l", takes=V), Flag("-p", takes=V),
     Flag("-i", takes=Takes.PATH), Flag("-b", takes=V), Flag("-c", takes=V), Flag("-m", takes=V),
     Flag("-E", takes=W), Flag("-e", takes=V), Flag("-Q", takes=V), Flag("-B", takes=V)],
@@ -85,7 +85,7 @@ SSH = Command("ssh", effect=Effect.NETWORK, permute=False, safe=[
         Flag("-W", takes=V): "forwards stdio",
     })
 
-PINGS = tuple(Command(n, free=True, effect=Effect.NETWORK)
+PINGS = tuple(Command(n, free=True, effect=Effect.NETWORK, reads=False)
               for n in ("ping", "ping6", "dig", "host", "nslookup", "traceroute", "whois", "telnet"))
 
 
@@ -99,6 +99,7 @@ def _nc(p: Parsed, call: Call) -> Iterable[Finding]:
     return []
 
 
-NCS = tuple(Command(n, free=True, effect=Effect.NETWORK, check=_nc) for n in ("nc", "ncat", "netcat"))
+NCS = tuple(Command(n, free=True, effect=Effect.NETWORK, check=_nc, reads=False)
+            for n in ("nc", "ncat", "netcat"))
 
 COMMANDS = (CURL, WGET, SSH, *PINGS, *NCS)

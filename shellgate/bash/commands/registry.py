@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import (archive, awk, fileops, files, find, git, grep, info, jq, launchers, network, sed,
-               shell, text)
+from . import archive, awk, fileops, files, find, git, grep, info, jq, launchers, network, sed, shell, text
 from .refused import REFUSED
 from .spec import Call, Command, Finding
 

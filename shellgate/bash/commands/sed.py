@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..facts import Effect
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild
 from .targets import write_findings
 
@@ -28,20 +29,32 @@ class SedScriptError(Exception):
 
 
 def script_problems(script: str) -> list[str]:
-    """Why a sed script is not read-only: one plain-words reason per refused command."""
+    """Why a sed script is not read-only: one plain-words reason per refused command.
+
+    GNU sed 4.9 (and BSD sed) skip ``[…]`` bracket expressions when looking for the end of a
+    regex (``s/[/]/x/``); older GNU seds do not. The bracket-aware reading decides; the naive
+    reading adds its refusals when it also parses (``s/[/]/e;#/`` runs ``e`` on an old sed).
+    A naive reading that does not parse is a compile error for such a sed: nothing runs.
+    """
     try:
-        return _Sed(script).run()
+        out = _Sed(script, brackets=True).run()
     except SedScriptError as exc:
         return [f"sed script not understood ({exc})"]
-    except IndexError:
+    except (IndexError, ValueError):
         return ["sed script not understood (unterminated)"]
+    try:
+        naive = _Sed(script, brackets=False).run()
+    except (SedScriptError, IndexError, ValueError):
+        naive = []
+    return out + [f for f in naive if f not in out]
 
 
 class _Sed:
-    def __init__(self, s: str) -> None:
+    def __init__(self, s: str, brackets: bool) -> None:
         self.s = s
         self.i = 0
         self.out: list[str] = []
+        self.brackets = brackets
 
     def peek(self) -> str:
         return self.s[self.i] if self.i < len(self.s) else ""
@@ -125,10 +138,29 @@ class _Sed:
             self.i += 1
             if c == "\\":
                 self.i += 1
+            elif c == "[" and regex and self.brackets:
+                self._bracket()
             elif c == delim:
                 return
             elif c == "\n" and regex:
                 raise SedScriptError("newline in regex")
+
+    def _bracket(self) -> None:
+        """Skip a bracket expression after its ``[`` (``[]a]``, ``[^]a]``, ``[[:alpha:]]``)."""
+        s = self.s
+        if s[self.i] == "^":
+            self.i += 1
+        if s[self.i] == "]":
+            self.i += 1
+        while s[self.i] != "]":
+            if s[self.i] == "[" and s[self.i + 1] in ".:=":
+                end = s.index(s[self.i + 1] + "]", self.i + 2)
+                self.i = end + 2
+                continue
+            if s[self.i] == "\n":
+                raise SedScriptError("newline in bracket expression")
+            self.i += 1
+        self.i += 1
 
     def _to_eol(self) -> str:
         j = self.s.find("\n", self.i)
@@ -264,12 +296,12 @@ SED = Command(
         Flag("-b", "--binary"), Flag("--follow-symlinks"), Flag("--help"), Flag("--version"),
     ],
     unsafe={
-        # WRITE_PATH: the finding is a WRITE when the edited files lie in the workspace; the
-        # per-file verdicts come from the check, so the flag itself only says what it does.
-        Flag("-i", "--in-place", takes=Takes.WRITE_PATH, optional=True): "edits files in place",
+        # A WRITE by itself; the check adds one finding per edited file (worse outside).
+        Flag("-i", "--in-place", takes=Takes.VALUE, optional=True): ("edits files in place", Effect.WRITE),
         Flag("-f", "--file", takes=Takes.PATH): "runs a sed script from a file that is not checked",
     },
     check=_check,
+    pattern_from=("-e", "--expression", "-f", "--file"),
 )
 
 COMMANDS = (SED,)

@@ -19,32 +19,39 @@ from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild, may_spli
 
 V = Takes.VALUE
 
-CD = Command("cd", max_operands=1, permute=False, safe=[Flag("-L"), Flag("-P"), Flag("-e"), Flag("-@")])
-PUSHD = Command("pushd", max_operands=1, permute=False, safe=[Flag("-n")])
-DIRS = Command("dirs", free=True)
+CD = Command("cd", reads=False, max_operands=1, permute=False,
+             safe=[Flag("-L"), Flag("-P"), Flag("-e"), Flag("-@")])
+PUSHD = Command("pushd", reads=False, max_operands=1, permute=False, safe=[Flag("-n")])
+DIRS = Command("dirs", reads=False, free=True)
 
 
-POPD = Command("popd", max_operands=0, safe=[Flag("-n")])
+POPD = Command("popd", reads=False, max_operands=0, safe=[Flag("-n")])
 
-ECHO = Command("echo", free=True)
-TRUE = Command("true", free=True, aliases=(":",))
-FALSE = Command("false", free=True)
-SLEEP = Command("sleep", free=True)
-EXIT = Command("exit", free=True, aliases=("return", "break", "continue", "shift", "wait",
-                                           "jobs", "times"))
+ECHO = Command("echo", reads=False, free=True)
+TRUE = Command("true", reads=False, free=True, aliases=(":",))
+FALSE = Command("false", reads=False, free=True)
+SLEEP = Command("sleep", reads=False, free=True)
+# Their numeric arguments are read with legal_number (no arithmetic evaluation; checked in bash 5.2).
+EXIT = Command("exit", reads=False, free=True, aliases=("return", "break", "continue", "shift", "times"))
+WAIT = Command("wait", reads=False, safe=[Flag("-n"), Flag("-f")],
+               unsafe={Flag("-p", takes=V): "assigns a variable (and evaluates a[$(cmd)] subscripts)"})
+JOBS = Command("jobs", reads=False, safe=[Flag("-l"), Flag("-n"), Flag("-p"), Flag("-r"), Flag("-s")],
+               unsafe={Flag("-x"): "runs a command"})
 
 # printf stops at its first operand (the format); -v NAME assigns.
-PRINTF = Command("printf", permute=False,
+PRINTF = Command("printf", reads=False, permute=False,
                  unsafe={Flag("-v", takes=V): "assigns a variable (and evaluates a[$(cmd)] subscripts)"})
 
-TYPE = Command("type", safe=[Flag("-a"), Flag("-f"), Flag("-p"), Flag("-P"), Flag("-t")])
-HASH = Command("hash", max_operands=0, safe=[Flag("-l"), Flag("-t")],
+TYPE = Command("type", reads=False, safe=[Flag("-a"), Flag("-f"), Flag("-p"), Flag("-P"), Flag("-t")])
+HASH = Command("hash", reads=False, max_operands=0, safe=[Flag("-l"), Flag("-t")],
                extra_operand="remembers command locations (changes which program runs)")
 
 
 # unary file/string tests (not -a/-o, which are also the binary and/or)
-_UNARY = frozenset("-b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -O -G -L -N -S -n -z".split())
-_BINARY = frozenset("= == != < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
+_UNARY = frozenset(["-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u",
+                    "-w", "-x", "-O", "-G", "-L", "-N", "-S", "-n", "-z"])
+_BINARY = frozenset(["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt",
+                     "-ot", "-ef"])
 
 
 def _test(p: Parsed, call: Call) -> Iterable[Finding]:
@@ -77,7 +84,7 @@ def _test(p: Parsed, call: Call) -> Iterable[Finding]:
     return out
 
 
-TEST = Command("test", free=True, check=_test, wild=True, aliases=("[",))
+TEST = Command("test", reads=False, free=True, check=_test, wild=True, aliases=("[",))
 
 _SET_OPTIONS = {"errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "noclobber"}
 
@@ -104,6 +111,6 @@ def _set(p: Parsed, call: Call) -> Iterable[Finding]:
     return out
 
 
-SET = Command("set", free=True, check=_set)
+SET = Command("set", reads=False, free=True, check=_set)
 
-COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, PRINTF, TYPE, HASH, TEST, SET)
+COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, WAIT, JOBS, PRINTF, TYPE, HASH, TEST, SET)

@@ -19,12 +19,12 @@ accepts wild words only when it has no unsafe flag at all (``wild_ok``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..facts import Context, Effect
+from ..facts import Context, Effect, PathOp
 from ..ir import Span, Word
 
 if TYPE_CHECKING:
@@ -138,6 +138,8 @@ Check = Callable[[Parsed, Call], Iterable[Finding]]
 class Command:
     """A command family's whole truth: its read-only flags, its refused flags, its operands.
 
+    * ``unsafe``: flag -> reason, or (reason, effect) when the flag is a plain file edit
+      (``sed -i``: a WRITE); a WRITE_PATH flag is a WRITE when its file lies in the workspace.
     * ``max_operands`` / ``extra_operand``: more operands than that is refused with the reason
       (``uniq in out`` writes ``out``).
     * ``permute=False``: options end at the first operand (POSIX utilities, wrappers, git).
@@ -151,11 +153,17 @@ class Command:
     * ``effect``: what the command is when it passes (READ, or NETWORK for network clients).
     * ``wild``: whether words bash may still expand are acceptable; by default only when no
       flag is unsafe and no check interprets operands.
+    * ``reads``: whether the command prints the content of the files its operands name (or a
+      function of the parsed flags: ``grep -l`` prints names only). Such a command is not
+      read-only when an operand is only known at run time (``cat $(echo ~/.ssh/id_rsa)``,
+      ``… | xargs cat``): the sensitive-path scanner cannot see that path.
+    * ``pattern_from``: the first operand is a pattern or program, not a path, unless one of
+      these flags gives it (``grep -e``).
     """
 
     name: str
     safe: Sequence[Flag] = ()
-    unsafe: Mapping[Flag, str] = field(default_factory=dict)
+    unsafe: Mapping[Flag, str | tuple[str, Effect]] = field(default_factory=dict)
     max_operands: int | None = None
     extra_operand: str = "takes too many operands"
     min_operands: int = 0
@@ -167,6 +175,8 @@ class Command:
     check: Check | None = None
     effect: Effect = Effect.READ
     wild: bool | None = None
+    reads: bool | Callable[[Parsed], bool] = True
+    pattern_from: tuple[str, ...] | None = None
     aliases: tuple[str, ...] = ()
     _short: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
     _long: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
@@ -186,9 +196,6 @@ class Command:
         if self.wild is not None:
             return self.wild
         return not self.unsafe and self.check is None
-
-    def unsafe_reason(self, flag: Flag) -> str | None:
-        return self.unsafe.get(flag)
 
     def resolve_long(self, name: str) -> tuple[Flag | None, str]:
         """``--name`` -> (flag, problem). Exact match first, then a unique prefix (getopt)."""
@@ -329,11 +336,13 @@ def _values(cmd: Command, p: Parsed, flag: Flag, spelled: str, args: Sequence[Wo
 def _record(cmd: Command, p: Parsed, flag: Flag, spelled: str, w: Word,
             values: tuple[Word, ...]) -> None:
     p.opts.append(Opt(flag, spelled, w, values))
-    reason = cmd.unsafe_reason(flag)
+    reason = cmd.unsafe.get(flag)
     if reason is None:
         return
-    shown = spelled if spelled in flag.names else f"{spelled} (= {flag.long})"
     effect = Effect.WRITE if flag.takes is Takes.WRITE_PATH else Effect.EXEC
+    if isinstance(reason, tuple):
+        reason, effect = reason
+    shown = spelled if spelled in flag.names else f"{spelled} (= {flag.long})"
     p.findings.append(Finding(f"{cmd.name} {shown} {reason}", w.span, "readonly.flag", effect))
 
 
@@ -416,11 +425,68 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
     words = call.command.args if args is None else args
     parsed = read_args(cmd, words, wild_tail=call.wild_tail)
     out = list(parsed.findings)
+    out.extend(_write_targets(cmd, parsed, call))
+    out.extend(_dynamic_reads(cmd, parsed, call))
     if cmd.check is not None and not any(f.rule == "readonly.unknown_flag" for f in out):
         out.extend(cmd.check(parsed, call))
     if len(parsed.operands) < cmd.min_operands:
         out.append(Finding(f"{cmd.name} needs {cmd.min_operands} operand(s) here",
                            call.command.span, "readonly.operand"))
+    return out
+
+
+def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
+    """Paths only known at run time, read by a command that prints what it reads."""
+    from .. import paths  # the scanner looks at words; these values may hide in --flag=PATH
+
+    out: list[Finding] = []
+    for o in parsed.opts:
+        if o.flag.takes is not Takes.PATH:
+            continue
+        for v in o.values:
+            if not v.static:
+                out.append(Finding(f"{cmd.name} {o.spelled} reads a file only known at run time "
+                                   "(it could be a secret)", v.span, "readonly.dynamic_path"))
+                continue
+            for c in call.cwds or (call.ctx.cwd,):
+                hit = paths.check_path(v.text, PathOp.READ, replace(call.ctx, cwd=c), v.span)
+                if hit is not None:
+                    out.append(Finding(f"{cmd.name} {o.spelled} reads a sensitive path: {hit.path} "
+                                       f"({hit.cls.value})", v.span, "readonly.sensitive"))
+                    break
+    reads = cmd.reads(parsed) if callable(cmd.reads) else cmd.reads
+    if not reads:
+        return out
+    operands = list(parsed.operands)
+    if cmd.pattern_from is not None and operands and not parsed.has(*cmd.pattern_from):
+        operands = operands[1:]
+    for w in operands:
+        if not w.static and not w.raw.startswith(("<(", ">(")):
+            out.append(Finding(f"{cmd.name} reads {w.text!r}, a path only known at run time (it could be "
+                               "a secret)", w.span, "readonly.dynamic_path"))
+    if call.wild_tail:
+        out.append(Finding(f"xargs gives {cmd.name} file names read from its input (they could name "
+                           "a secret)", call.command.span, "readonly.dynamic_path"))
+    return out
+
+
+def _write_targets(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
+    """An unsafe flag that writes a file (``sort -o F``) is a WRITE only when F lies inside the
+    workspace; elsewhere (or unknown) it is worse."""
+    from .targets import where  # targets imports this module
+
+    out: list[Finding] = []
+    for o in parsed.opts:
+        if o.flag.takes is not Takes.WRITE_PATH or o.flag not in cmd.unsafe:
+            continue
+        if not o.values:
+            out.append(Finding(f"{cmd.name} {o.spelled} writes a file in an unknown place", o.word.span,
+                               "readonly.write"))
+        for v in o.values:
+            effect, why = where(v, call)
+            if effect not in (Effect.READ, Effect.WRITE):
+                out.append(Finding(f"{cmd.name} {o.spelled} writes to {why}", v.span, "readonly.write",
+                                   effect))
     return out
 
 

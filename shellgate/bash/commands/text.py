@@ -33,7 +33,7 @@ TAIL = Command("tail", numeric=True, safe=[
     Flag("-q", "--quiet", "--silent"), Flag("--retry"), Flag("-s", "--sleep-interval", takes=V),
     Flag("-v", "--verbose"), ZERO, *HELP])
 
-WC = Command("wc", safe=[
+WC = Command("wc", reads=False, safe=[
     Flag("-c", "--bytes"), Flag("-m", "--chars"), Flag("-l", "--lines"),
     Flag("--files0-from", takes=P), Flag("-L", "--max-line-length"), Flag("-w", "--words"),
     Flag("--total", takes=V), *HELP])
@@ -52,7 +52,7 @@ CUT = Command("cut", safe=[
     Flag("--complement"), Flag("-s", "--only-delimited"), Flag("--output-delimiter", takes=V),
     ZERO, *HELP])
 
-TR = Command("tr", max_operands=2, safe=[
+TR = Command("tr", reads=False, max_operands=2, safe=[
     Flag("-c", "-C", "--complement"), Flag("-d", "--delete"), Flag("-s", "--squeeze-repeats"),
     Flag("-t", "--truncate-set1"), *HELP])
 
@@ -125,7 +125,7 @@ EXPAND = Command("expand", safe=[Flag("-i", "--initial"), Flag("-t", "--tabs", t
 UNEXPAND = Command("unexpand", safe=[Flag("-a", "--all"), Flag("--first-only"),
                                      Flag("-t", "--tabs", takes=V), *HELP])
 REV = Command("rev", safe=[Flag("-0", "--zero"), Flag("-h", "--help"), Flag("-V", "--version")])
-SEQ = Command("seq", numeric=True, max_operands=3, safe=[
+SEQ = Command("seq", reads=False, numeric=True, max_operands=3, safe=[
     Flag("-f", "--format", takes=V), Flag("-s", "--separator", takes=V), Flag("-w", "--equal-width"),
     *HELP])
 
@@ -158,7 +158,7 @@ _SUM = [Flag("-b", "--binary"), Flag("-c", "--check"), Flag("--tag"), Flag("--un
         Flag("-t", "--text"), ZERO, Flag("--ignore-missing"), Flag("--quiet"), Flag("--status"),
         Flag("--strict"), Flag("-w", "--warn"), Flag("-l", "--length", takes=V),
         Flag("-a", "--algorithm", takes=V), Flag("--base64"), Flag("--raw"), Flag("--debug"), *HELP]
-SUMS = tuple(Command(n, safe=_SUM) for n in (
+SUMS = tuple(Command(n, safe=_SUM, reads=False) for n in (
     "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum"))
 
 CMP = Command("cmp", max_operands=4, safe=[

@@ -20,8 +20,12 @@ Table semantics (:class:`Wrapper`):
   walker parses it again when the words are static, else the inner stays unknown.
 
 ``find`` (``-exec``/``-execdir``/``-ok``/``-okdir`` … ``;`` or ``{} +``), ``xargs`` (whose
-command also gets arguments from stdin) and the shells are special-cased below; ``source``
-and ``.`` are not wrappers (they run a file the classifier must refuse).
+command also gets arguments from stdin), the shells, ``watch`` (``sh -c`` of its joined
+arguments, or the argv itself with ``-x``), ``trap ACTION SIGNAL…`` (the action is a script
+run later) and ``let`` (each argument is arithmetic, where ``a[$(cmd)]`` runs ``cmd`` even
+from single-quoted text: ``Inner.via`` is ARITH and the walker parses ``((ARG))``) are
+special-cased below. ``source`` and ``.`` are not wrappers (they run a file the classifier
+must refuse).
 """
 
 from __future__ import annotations
@@ -104,6 +108,13 @@ WRAPPERS: dict[str, Wrapper] = {w.name: w for w in (
                      "--interactive", "-x", "--exit", "-o", "--open-tty"),
             noexec=_f("--help", "--version", "--show-limits"), via=Via.XARGS),
 )}
+
+_WATCH = Wrapper("watch", value=_f("-n", "--interval", "-q", "--equexit"),
+                 flags=_f("-d", "--differences", "-t", "--no-title", "-b", "--beep", "-e",
+                          "--errexit", "-g", "--chgexit", "-c", "--color", "-C", "--no-color",
+                          "-p", "--precise", "-w", "--no-wrap", "-r", "--no-rerun", "-x",
+                          "--exec"),
+                 noexec=_f("-h", "--help", "-v", "--version"))
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "busybox-sh"})
 _SHELL_VALUE = frozenset("oO")     # -o OPTION, -O SHOPT (also +o/+O)
@@ -257,6 +268,27 @@ def _find(words: tuple[Word, ...]) -> tuple[Inner, ...]:
     return tuple(out)
 
 
+def _watch(words: tuple[Word, ...]) -> tuple[Inner, ...]:
+    i = _options(_WATCH, words, 1)
+    if i is None or i >= len(words):
+        return ()
+    opts = [w.text for w in words[1:i]]
+    exec_ = any(t == "--exec" or (t.startswith("-") and not t.startswith("--") and "x" in t)
+                for t in opts)
+    if exec_:
+        return (Inner(Via.WRAPPER, words=words[i:]),)
+    return (Inner(Via.SHELL_C, script=words[i:]),)
+
+
+def _trap(words: tuple[Word, ...]) -> tuple[Inner, ...]:
+    args = list(words[1:])
+    if args and args[0].static and args[0].text == "--":
+        args = args[1:]
+    if len(args) < 2 or (args[0].static and args[0].text in ("-", "-l", "-p", "")):
+        return ()
+    return (Inner(Via.SHELL_C, script=(args[0],)),)
+
+
 def unwrap(words: tuple[Word, ...]) -> tuple[Inner, ...]:
     """The commands that a simple command with argv ``words`` runs itself (empty if it is
     not a wrapper, runs nothing, or what it runs is not statically known)."""
@@ -274,6 +306,12 @@ def unwrap(words: tuple[Word, ...]) -> tuple[Inner, ...]:
             return (Inner(Via.SHELL_C, script=words[1:]),)
         if name == "find":
             return _find(words)
+        if name == "watch":
+            return _watch(words)
+        if name == "trap":
+            return _trap(words)
+        if name == "let":
+            return tuple(Inner(Via.ARITH, script=(w,)) for w in words[1:])
     except _Unknown:
         return ()
     return ()

@@ -1,0 +1,384 @@
+"""The bash side of the sensitive-path scanner: which words of which executed commands name
+paths, and whether each is read or written.
+
+Operands, option values (``--file=X``, ``-fX``, ``if=X``), ``k=@file`` forms, redirect targets,
+program text of ``python -c`` (quoted paths), and the files some commands touch without naming
+them (``pathimplicit.py``). How each command uses its words is the table in ``pathroles.py``;
+what a path *is* is decided by ``paths.hits_for_text``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .facts import Context, PathClass, SensitiveHit
+from .ir import Command, CommandKind, Script, Span, Via, Word
+from .pathimplicit import implicit_hits
+from .pathroles import COMMANDS, GIT, GIT_GLOBAL_VALUED, GIT_READ, GIT_WRITERS, WRAPPERS, CmdPaths, Role
+from .paths import candidates, hits_for_text
+
+_INNER_VIAS = frozenset({Via.WRAPPER, Via.SHELL_C, Via.XARGS, Via.FIND_EXEC})
+
+
+def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
+    dot_rule = not _dotglob(script)
+    limits: dict[int, int] = {}
+    inner: dict[int, list[str | None]] = {}
+    for c in script.commands:
+        if c.parent is not None and c.via and c.via[-1] in _INNER_VIAS:
+            start = c.words[0].span[0] if c.words else c.span[0]
+            limits[c.parent] = min(limits.get(c.parent, start), start)
+            inner.setdefault(c.parent, []).append(c.name)
+    out: list[SensitiveHit] = []
+    seen: set[tuple[Span | None, PathClass, str]] = set()
+    for i, cmd in enumerate(script.commands):
+        found = itertools.chain(
+            _redirect_hits(cmd, ctx, dot_rule),
+            _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ())),
+            implicit_hits(cmd, ctx),
+        )
+        for hit in found:
+            key = (hit.span, hit.cls, hit.path)
+            if key not in seen:
+                seen.add(key)
+                out.append(hit)
+    return tuple(out)
+
+
+def _dotglob(script: Script) -> bool:
+    """Does the script make `*` match dot files (``shopt -s dotglob``, ``GLOBIGNORE=…``)?"""
+    for c in script.commands:
+        if any(a.name == "GLOBIGNORE" for a in c.assignments):
+            return True
+        if c.name == "shopt" and any(w.text == "dotglob" or not w.static for w in c.args):
+            return True
+    return False
+
+
+def _word_hits(word: Word, role: Role, ctx: Context, dot_rule: bool, *, tree: bool = False,
+               split: bool = False) -> list[SensitiveHit]:
+    """Hits for one word, looking also inside ``k=v``, ``@file`` and (``split``) ``a:b,c=d``."""
+    text = word.text
+    raw_pieces = []
+    if "=" in text:
+        raw_pieces.append(text.split("=", 1)[1])
+    if split:
+        for part in re.split(r"[,:]", text):
+            raw_pieces.append(part.split("=", 1)[1] if "=" in part else part)
+    raw_pieces.append(text)
+    pieces: list[str] = []
+    for p in raw_pieces:  # most specific first: `-F f=@x` reports x, not the whole word
+        if len(p) > 1 and p[0] in "@<":
+            pieces.append(p[1:])
+        pieces.append(p)
+    out: list[SensitiveHit] = []
+    classes: set[PathClass] = set()
+    # A quoted tilde ('~/x') is a directory named "~"; an unquoted one is HOME.
+    tilde = not word.quoted or word.raw.startswith("~")
+    for p in dict.fromkeys(pieces):
+        if not p or "://" in p:
+            continue
+        for hit in hits_for_text(p, role, ctx, word.span, dynamic=not word.static, glob=word.glob,
+                                  braces=word.glob or not word.quoted, tree=tree, dot_rule=dot_rule,
+                                  tilde=tilde or p is not text):
+            if hit.cls not in classes:
+                classes.add(hit.cls)
+                out.append(hit)
+    return out
+
+
+_REDIRECT_ROLE = {"<": Role.READ, "<&": Role.READ, "<>": Role.RW}
+_NOT_FILES = frozenset({"<<", "<<-", "<<<"})
+
+
+def _redirect_hits(cmd: Command, ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
+    out: list[SensitiveHit] = []
+    for r in cmd.redirects:
+        if r.op in _NOT_FILES or r.target is None:
+            continue
+        t = r.target.text
+        if r.op in (">&", "<&") and (t.isdigit() or t in ("-", "")):
+            continue
+        out.extend(_word_hits(r.target, _REDIRECT_ROLE.get(r.op, Role.WRITE), ctx, dot_rule))
+    return out
+
+
+def _own_words(cmd: Command, limit: int | None) -> tuple[Word, ...]:
+    """The command's arguments that are its own (not those of an unwrapped inner command)."""
+    args = cmd.words[1:]
+    if limit is None:
+        return args
+    return tuple(w for w in args if w.span[1] <= limit)
+
+
+def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
+                  inner: Iterable[str | None] = ()) -> list[SensitiveHit]:
+    if cmd.kind is not CommandKind.SIMPLE or not cmd.words:
+        return []
+    name = cmd.name
+    words = _own_words(cmd, limit)
+    if name is None:  # `$EDITOR ~/.bashrc`: unknown program, unsure access
+        return [h for w in words for h in _word_hits(w, Role.UNSURE, ctx, dot_rule, tree=True, split=True)]
+    base = name.rsplit("/", 1)[-1]
+    if base == "find":
+        return _find_hits(words, ctx, dot_rule, cmd.span, inner)
+    if base == "dd":
+        return _dd_hits(words, ctx, dot_rule)
+    if base == "git":
+        return _git_hits(words, ctx, dot_rule)
+    spec = COMMANDS.get(base)
+    if spec is None:
+        unsure = CmdPaths(Role.UNSURE, tree=True)
+        return _spec_hits(words, unsure, ctx, dot_rule, split=base not in WRAPPERS)
+    return _spec_hits(words, spec, ctx, dot_rule, name=base)
+
+
+@dataclass(slots=True)
+class _Parsed:
+    flags: set[str]
+    operands: list[Word]
+    valued: list[tuple[Word, Role, bool]]   # option values: (word, role, is the whole word a value)
+    target_dir: Word | None
+    code: list[Word]                        # program text given with -c / -e
+
+
+def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
+    """Split words into flags, operands and option values, getopt-style (options may follow
+    operands; ``--`` ends them). Unknown options with an attached value keep the operand role."""
+    flags: set[str] = set()
+    operands: list[Word] = []
+    valued: list[tuple[Word, Role, bool]] = []
+    target_dir: Word | None = None
+    code: list[Word] = []
+    value_role = {**dict.fromkeys(spec.read_opts, Role.READ), **dict.fromkeys(spec.write_opts, Role.WRITE)}
+    skip_value = spec.data_opts | spec.use_opts
+    i, ended = 0, False
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        i += 1
+        if ended or not w.static or len(t) < 2 or t[0] != "-":
+            operands.append(w)
+            continue
+        if t == "--":
+            ended = True
+            continue
+        if t.startswith("--"):
+            opt, eq, _val = t.partition("=")
+            flags.add(opt)
+            if spec.dest and opt == "--target-directory":
+                if eq:
+                    target_dir = w
+                elif i < len(words):
+                    target_dir = words[i]
+                    i += 1
+                continue
+            if opt in skip_value or opt in value_role:
+                if opt in spec.code_opts:
+                    code.append(_attached_value(w) if eq else words[i] if i < len(words) else w)
+                if not eq and i < len(words):
+                    if opt in value_role:
+                        valued.append((words[i], value_role[opt], True))
+                    i += 1
+                elif eq and opt in value_role:
+                    valued.append((w, value_role[opt], False))
+                continue
+            if eq:
+                valued.append((w, role, False))
+            continue
+        opt = t[:2]
+        flags.update((t, opt))
+        if t[1:].isalpha():
+            flags.update("-" + c for c in t[1:])
+        attached = t[2:]
+        if spec.dest and opt == "-t":
+            if attached:
+                target_dir = w
+            elif i < len(words):
+                target_dir = words[i]
+                i += 1
+            continue
+        if opt in skip_value or opt in value_role:
+            if opt in spec.code_opts:
+                code.append(_attached_value(w) if attached else words[i] if i < len(words) else w)
+            if attached:
+                if opt in value_role:
+                    valued.append((w, value_role[opt], False))
+            elif i < len(words):
+                if opt in value_role:
+                    valued.append((words[i], value_role[opt], True))
+                i += 1
+            continue
+        if "/" in attached or attached.startswith("~"):
+            valued.append((w, role, False))
+    return _Parsed(flags, operands, valued, target_dir, code)
+
+
+def _attached_value(w: Word) -> Word:
+    """``-fX`` / ``--file=X`` -> a word holding just ``X``."""
+    t = w.text
+    v = (t.split("=", 1)[1] if "=" in t else "") if t.startswith("--") else t[2:]
+    return Word(v, v, w.span, w.static, w.glob, w.quoted)
+
+
+def _is_remote(t: str) -> bool:
+    """``host:path`` / ``user@host:path`` operands of scp/rsync name another machine."""
+    return bool(re.match(r"^[^/]*:", t)) and not t.startswith(("./", "/", "~"))
+
+
+def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: bool, *,
+               name: str = "", split: bool = False) -> list[SensitiveHit]:
+    role = spec.operands
+    p = _parse_opts(words, spec, role)
+    if p.flags & spec.rw_flags or (name in ("sed", "gsed") and any(f.startswith("-i") or f == "--in-place"
+                                                                    or (not f.startswith("--") and "i" in f)
+                                                                    for f in p.flags)):
+        role = Role.RW
+    tree = spec.tree or bool(p.flags & spec.tree_flags)
+    out: list[SensitiveHit] = []
+    for w, r, whole in p.valued:
+        out.extend(_word_hits(w if whole else _attached_value(w), r, ctx, dot_rule))
+    for w in p.code:
+        out.extend(_code_hits(w, ctx))
+    ops = p.operands
+    if spec.first_is_data_unless is not None and not (p.flags & spec.first_is_data_unless) and ops:
+        ops = ops[1:]
+    if spec.skip_first and ops and not (p.flags & spec.read_opts):
+        ops = ops[1:]
+    if spec.dest:
+        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule)
+    for w in ops:
+        out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split))
+    return out
+
+
+_QUOTED = re.compile(r"""(['"])([^'"\n]{2,300})\1""")
+
+
+def _code_hits(w: Word, ctx: Context) -> list[SensitiveHit]:
+    """Path-like string literals in program text (``python -c "open('.env')"``): the program may
+    do anything with them, so they count as unsure access."""
+    out: list[SensitiveHit] = []
+    for m in _QUOTED.finditer(w.text):
+        lit = m.group(2)
+        if "/" in lit or lit.startswith((".", "~")):
+            out.extend(hits_for_text(lit, Role.UNSURE, ctx, w.span, dynamic=False, glob=False, braces=False))
+    return out
+
+
+def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Role, tree: bool,
+               ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
+    """cp/mv/ln/install/rsync/scp: sources are read, the destination (or DEST/basename) written."""
+    out: list[SensitiveHit] = []
+    if target_dir is not None:
+        sources, dest, into = ops, target_dir, True
+    elif len(ops) >= 2:
+        sources, dest = ops[:-1], ops[-1]
+        into = dest.text.endswith("/") or len(sources) > 1 or _is_dir(dest.text, ctx)
+    elif len(ops) == 1 and name in ("ln", "link"):
+        sources, dest, into = ops, Word(".", ".", ops[0].span), True
+    else:
+        sources, dest, into = ops, None, False
+    if name in ("scp", "rsync"):  # another machine's paths are not ours
+        sources = [w for w in sources if not _is_remote(w.text)]
+        if dest is not None and _is_remote(dest.text):
+            dest = None
+    if name == "mv":  # the source is read and removed
+        src_role = Role.RW
+    for w in sources:
+        out.extend(_word_hits(w, src_role, ctx, dot_rule, tree=tree))
+    if dest is None:
+        return out
+    # The destination directory itself receives arbitrary names only when a source's contents
+    # are copied (`cp -r dir/. ~`, `rsync -a dir/ ~`); otherwise names are DEST/basename(src).
+    contents = tree and any(w.text.rstrip("/").endswith("/.") or w.text in (".", "./")
+                            or (name == "rsync" and w.text.endswith("/")) for w in sources)
+    out.extend(_word_hits(dest, Role.WRITE, ctx, dot_rule, tree=contents))
+    if into:
+        for w in sources:
+            base = w.text.rstrip("/").rsplit("/", 1)[-1]
+            if base and base not in (".", ".."):
+                joined = dest.text.rstrip("/") + "/" + base
+                out.extend(_word_hits(Word(joined, joined, dest.span, dest.static and w.static,
+                                           dest.glob or w.glob, dest.quoted or w.quoted),
+                                      Role.WRITE, ctx, dot_rule, tree=tree))
+    return out
+
+
+def _is_dir(text: str, ctx: Context) -> bool:
+    try:
+        cands = candidates(text, ctx, dynamic=False, glob=False, braces=False)
+        return bool(cands) and os.path.isdir(cands[0].path)
+    except (OSError, ValueError):
+        return False
+
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_WRITE_OPTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
+
+
+def _exec_role(names: Iterable[str | None]) -> Role:
+    """How ``find -exec CMD`` touches the files found: the strongest role of the inner commands."""
+    roles = set()
+    for n in names:
+        spec = COMMANDS.get(n.rsplit("/", 1)[-1]) if n else None
+        roles.add(spec.operands if spec is not None else Role.UNSURE)
+    for r in (Role.UNSURE, Role.RW, Role.WRITE, Role.READ, Role.ATTR):
+        if r in roles:
+            return r
+    return Role.META
+
+
+def _find_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool, span: Span,
+               inner: Iterable[str | None] = ()) -> list[SensitiveHit]:
+    """find: start paths are only listed, unless the expression runs, deletes or writes. What
+    ``-exec`` does to them is what its command does (``-exec du`` only looks, ``-exec cat`` reads)."""
+    starts: list[Word] = []
+    i = 0
+    while i < len(words) and (words[i].text in ("-H", "-L", "-P", "-D") or words[i].text.startswith("-O")):
+        i += 2 if words[i].text == "-D" else 1
+    while i < len(words) and not words[i].text.startswith(("-", "(", "!", ")")):
+        starts.append(words[i])
+        i += 1
+    expr = words[i:]
+    texts = {w.text for w in expr}
+    out: list[SensitiveHit] = []
+    for j, w in enumerate(expr):
+        if w.text in _FIND_WRITE_OPTS and j + 1 < len(expr):
+            out.extend(_word_hits(expr[j + 1], Role.WRITE, ctx, dot_rule))
+    inner = list(inner)
+    if "-delete" in texts:
+        role = Role.WRITE
+    elif texts & _FIND_EXEC:
+        role = _exec_role(inner) if inner else Role.UNSURE
+    else:
+        role = Role.META
+    for w in starts or [Word(".", ".", span)]:
+        out.extend(_word_hits(w, role, ctx, dot_rule, tree=True))
+    return out
+
+
+def _dd_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
+    out: list[SensitiveHit] = []
+    for w in words:
+        key, eq, val = w.text.partition("=")
+        if eq and key in ("if", "of"):
+            out.extend(_word_hits(Word(val, val, w.span, w.static, w.glob, w.quoted),
+                                  Role.READ if key == "if" else Role.WRITE, ctx, dot_rule))
+    return out
+
+
+def _git_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
+    """git: global options (``-C dir``, ``-c k=v``) are skipped; the rest is unsure."""
+    i = 0
+    while i < len(words) and words[i].text.startswith("-"):
+        t = words[i].text
+        i += 2 if t in GIT_GLOBAL_VALUED else 1
+    if i >= len(words):
+        return []
+    spec = GIT if words[i].text in GIT_WRITERS else GIT_READ
+    return _spec_hits(words[i + 1:], spec, ctx, dot_rule, name="git", split=True)  # `HEAD:.env`
