@@ -1,12 +1,23 @@
-"""``shellgate audit`` and ``shellgate approvals``: read the audit log, list/revoke approvals.
+"""``shellgate audit`` and ``shellgate approvals``: read the audit log, list/add/revoke approvals.
 
 The audit log is streamed (a bounded deque keeps the last lines), so a large log costs no
 memory; unreadable lines are counted and reported, never fatal.
+
+``approvals add`` stores what an "always" answer would have stored, written as a rule:
+``Bash(npm test *)`` or just ``npm test *``. The pattern is parsed by the rules module (the
+same grammar and word splitting as ``[permissions]``), and must be a token prefix — literal
+words, optionally ending in a standalone ``*``. Refused: anything else (``ls*``, ``git *
+--force``, a bare ``*`` or ``Bash``), path and domain rules (they are rules, not approvals),
+and a word that names a sensitive path or a directory holding some (``cat ~/.ssh/id_rsa``,
+``rm -rf ~``). A stored ``cat *`` still never covers ``cat ~/.ssh/id_rsa``: the dangerous-path
+prompt comes before stored approvals.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .permission.audit import default_audit_path
-from .permission.store import Store
+from .permission.store import Approval, Store
 
 _STYLE = {"allow": "green", "ask": "yellow", "deny": "red"}
 
@@ -114,3 +125,91 @@ def revoke_approvals(store: str | None, which: Iterable[str], *, as_json: bool) 
     else:
         print(f"removed {removed} approval(s) from {s.path}")
     return 0
+
+
+# -- approvals add --------------------------------------------------------------------------
+
+_RULE_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\(")   # `Tool(…`: parsed as a rule
+
+
+def parse_approval(pattern: str, *, tool: str = "Bash", workspace: str | None = None,
+                   home: str | None = None) -> Approval:
+    """``Bash(npm test *)`` / ``npm test *`` -> the :class:`Approval` it stands for.
+
+    Raises ``ValueError`` saying why a pattern cannot be stored (see the module docstring).
+    """
+    from .permission.rules import RuleError, parse_rule, tool_key
+
+    text = pattern.strip()
+    try:
+        as_rule = bool(_RULE_LIKE.match(text)) or tool_key(text) == tool_key(tool)
+        rule = parse_rule(text if as_rule else f"{tool}({text})", source="approvals add")
+    except RuleError as exc:
+        raise ValueError(exc.message) from None
+    if rule.path_op is not None or rule.domain is not None:
+        raise ValueError(f"{rule.text} is a path or domain rule, not a command approval: add it "
+                         "to [permissions] in your config instead")
+    if rule.command is None:
+        raise ValueError(f"{rule.text} would allow every {rule.tool} call; an approval names "
+                         "the command, e.g. Bash(npm test *)")
+    got = rule.command.prefix()
+    if got is None:
+        raise ValueError(f"{rule.specifier!r} is not a token prefix: an approval is literal words, "
+                         "optionally followed by a standalone * (wildcards inside or between "
+                         "words need an allow rule)")
+    words, rest = got
+    scope = os.path.normpath(os.path.abspath(os.path.expanduser(workspace))) if workspace else None
+    try:
+        hits = _sensitive_words(words, scope or os.getcwd(), home)
+    except Exception as exc:  # the scanner failed: refuse rather than store unchecked
+        raise ValueError(f"cannot check {rule.specifier!r} for sensitive paths: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if hits:
+        raise ValueError(f"{rule.specifier!r} names a sensitive path or a directory holding "
+                         f"some ({hits}); commands touching them are asked each time, never "
+                         "remembered")
+    return Approval(tool_key(rule.tool), words, rest, workspace=scope)
+
+
+def _sensitive_words(words: Iterable[str], cwd: str, home: str | None) -> str:
+    """Describe the sensitive paths the words name (also as ``--opt=PATH`` / ``@PATH``), or a
+    directory that holds some (``~``, ``/``), as the dangerous-path branch would see them."""
+    from .approval.dangerous import relevant
+    from .bash.facts import Context
+    from .bash.paths import Role, hits_for_text
+
+    ctx = Context.here(cwd=cwd, workspace=cwd, home=home)
+    hits = []
+    for w in words:
+        for piece in {w, w.split("=", 1)[-1], w.lstrip("@")}:
+            if piece:
+                hits += hits_for_text(piece, Role.WRITE, ctx, None, dynamic=False, glob=False,
+                                      braces=False, tree=True)
+    return ", ".join(dict.fromkeys(h.path for h in relevant(hits)))
+
+
+def add_approval(store: str | None, tool: str, pattern: str, workspace: str | None,
+                 as_json: bool) -> int:
+    """``shellgate approvals add PATTERN``: 0 when stored (or already there), 2 when the
+    pattern is refused, 1 when the store cannot be written."""
+    s = Store(store)
+    try:
+        if workspace is not None and not Path(workspace).expanduser().is_dir():
+            raise ValueError(f"workspace {workspace} is not a directory")
+        approval = parse_approval(pattern, tool=tool or "Bash", workspace=workspace)
+    except ValueError as exc:
+        return _answer(as_json, 2, f"refused: {exc}", store=str(s.path), error=str(exc))
+    try:
+        added = s.add([approval])
+    except Exception as exc:  # OSError, a lock timeout
+        return _answer(as_json, 1, f"cannot write {s.path}: {exc}", store=str(s.path),
+                       error=f"{type(exc).__name__}: {exc}")
+    where = approval.workspace or "every workspace"
+    msg = (f"{'added' if added else 'already stored'}: {approval.tool} {approval.label} "
+           f"({where}) in {s.path}")
+    return _answer(as_json, 0, msg, store=str(s.path), added=added, approval=approval.to_json())
+
+
+def _answer(as_json: bool, code: int, message: str, **data: Any) -> int:
+    print(json.dumps(data) if as_json else message)
+    return code

@@ -168,7 +168,7 @@ def _click_main(args: list[str]) -> None:
 
     @cli.group()
     def approvals() -> None:
-        """List or revoke stored approvals ("allow always" answers)."""
+        """List, add or revoke stored approvals ("allow always" answers)."""
 
     @approvals.command("list")
     @click.option("--store", type=click.Path(dir_okay=False), default=None)
@@ -178,6 +178,19 @@ def _click_main(args: list[str]) -> None:
         from .auditcli import list_approvals
 
         sys.exit(list_approvals(store, as_json=as_json))
+
+    @approvals.command("add")
+    @click.argument("pattern")
+    @click.option("--workspace", type=click.Path(file_okay=False), default=None,
+                  help="Only in this workspace (default: every workspace).")
+    @click.option("--store", type=click.Path(dir_okay=False), default=None)
+    @json_opt
+    def approvals_add(pattern: str, workspace: str | None, store: str | None,
+                      as_json: bool) -> None:
+        """Remember PATTERN as an "always" answer: 'Bash(npm test *)' or 'npm test *'."""
+        from .auditcli import add_approval
+
+        sys.exit(add_approval(store, "Bash", pattern, workspace, as_json))
 
     @approvals.command("revoke")
     @click.argument("which", nargs=-1, required=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import load
 
 from shellgate.approval import classify, tool_name
 from shellgate.approval.classifier import classify_bash
@@ -102,3 +103,57 @@ def test_readonly_sub_commands_are_credited(tmp_path):
     assert m.readonly_commands == frozenset()     # a sensitive read is never credited
     m = classify_bash("sudo cat x", Context.here(tmp_path, tmp_path, home)).metadata
     assert m.readonly_commands == frozenset({1})  # the inner cat, never the sudo
+
+
+# -- write targets: every file the bash core knows a command writes is a path --------------
+
+WRITE_CASES = load("write_paths.jsonl")
+
+
+def _expand(p, ws, home):
+    return p.replace("$WS", str(ws)).replace("$PARENT", str(ws.parent)).replace("$HOME", str(home))
+
+
+@pytest.mark.parametrize("case", WRITE_CASES, ids=lambda c: c["cmd"][:50])
+def test_write_targets_are_paths(tmp_path, case):
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    m = classify_bash(case["cmd"], Context.here(ws, ws, home)).metadata
+    writes = {p.path for p in m.paths if p.op is PathOp.WRITE}
+    expected = {_expand(p, ws, home) for p in case["writes"]}
+    assert expected <= writes, sorted(writes)
+    if not expected:
+        assert not writes, sorted(writes)
+    assert not writes & {_expand(p, ws, home) for p in case.get("not", ())}
+    assert all(p.startswith("/") for p in writes)    # resolved, never cwd-relative
+
+
+@pytest.mark.parametrize("cmd, mode, expected", [
+    ("cp build/app.tar /etc/app.tar", "trust", ("deny", "chain.deny_rule")),     # Edit(//etc/**)
+    ("sed -i s/a/b/ /etc/hosts.allow", "trust", ("deny", "chain.deny_rule")),
+    ("touch /srv/data/x", "trust", ("ask", "chain.outside_roots")),
+    ("cd /srv && rm -f x", "trust", ("ask", "chain.outside_roots")),
+    ("mv vendor/lib.py lib.py", "trust", ("deny", "chain.out_of_bounds")),       # read-only root
+    ("touch notes.txt", "accept-edits", ("allow", "chain.mode_matrix")),          # inside: unchanged
+])
+def test_write_targets_reach_the_chain(tmp_path, cmd, mode, expected):
+    from shellgate.approval import Engine
+    from shellgate.permission import RuleSet
+
+    ws = tmp_path / "ws"
+    (ws / "vendor").mkdir(parents=True)
+    e = Engine(ws, mode, ask_as_deny=False, home=tmp_path / "home",
+               rules=RuleSet.parse(deny=["Edit(//etc/**)"]), readonly_roots=[ws / "vendor"])
+    d = e.decide_bash(cmd)
+    assert (d.verdict, d.rule) == expected, d.reason
+
+
+def test_write_targets_survive_a_broken_bash_core(monkeypatch, tmp_path):
+    import shellgate.bash.readonly as readonly
+
+    def broken(script, ctx):
+        raise RuntimeError("moved")
+
+    monkeypatch.setattr(readonly, "candidate_cwds", broken)
+    m = classify_bash("touch /etc/x > /tmp/log", Context.here(tmp_path, tmp_path, tmp_path)).metadata
+    assert [(p.path, p.op) for p in m.paths] == [("/tmp/log", PathOp.WRITE)]

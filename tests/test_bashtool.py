@@ -6,6 +6,7 @@ that what stopped it is the sandbox — then judges the outcome from the host si
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -19,7 +20,7 @@ import psutil
 import pytest
 
 from shellgate.approval import scripted
-from shellgate.sandbox import Sandbox, SandboxUnavailable, Tier
+from shellgate.sandbox import Sandbox, SandboxUnavailable, Tier, prespawn
 from shellgate.tools import BashTool
 from shellgate.tools.run_cli import run_command
 
@@ -51,19 +52,51 @@ def world(tmp_path: Path) -> dict[str, Path]:
     return {"ws": ws, "home": home, "outside": tmp_path / "outside"}
 
 
-@pytest.fixture(params=["bwrap", "landlock"])
-def tier(request: pytest.FixtureRequest) -> str:
+@pytest.fixture(params=["bwrap", "bwrap-fresh", "landlock"])   # "bwrap": pre-spawned (default)
+def tier(request: pytest.FixtureRequest):
+    """A sandbox spec for ``BashTool(sandbox=...)``: a tier name, or a fresh-bwrap Sandbox."""
+    name, _, variant = request.param.partition("-")
     try:
-        Sandbox(request.param)
+        sb = Sandbox(name, prespawn=variant != "fresh")
     except SandboxUnavailable as exc:
-        pytest.skip(f"{request.param} tier unavailable here: {exc}")
-    return request.param
+        pytest.skip(f"{name} tier unavailable here: {exc}")
+    sb.close()
+    return Sandbox(name, prespawn=False) if variant == "fresh" else name
+
+
+@pytest.fixture(autouse=True)
+def _tools(monkeypatch: pytest.MonkeyPatch):
+    """Every BashTool a test makes is closed after it (its pre-spawned sandboxes stop)."""
+    made: list[BashTool] = []
+    real_init = BashTool.__init__
+
+    def init(self, *a, **kw):
+        real_init(self, *a, **kw)
+        made.append(self)
+
+    monkeypatch.setattr(BashTool, "__init__", init)
+    yield made
+    for t in made:
+        t.close()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_leaked_sandboxes():
+    """After this module: no pre-spawned sandbox left, no bwrap left among our descendants."""
+    yield
+    gc.collect()
+    assert prespawn.live_servers() == []
+    assert [p.name() for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"] == []
 
 
 def _tool(world: dict[str, Path], mode: str = "trust", **kw) -> BashTool:
     kw.setdefault("sandbox", "auto")
     return BashTool(world["ws"], mode, home=world["home"], audit=False, store=False,
                     user_config=False, **kw)
+
+
+def _name(tier) -> str:
+    return tier if isinstance(tier, str) else str(tier.tier)
 
 
 def _allowed_then(r):
@@ -86,7 +119,7 @@ def test_write_outside_workspace_through_python(world, tier) -> None:
     t = _tool(world, sandbox=tier)
     r = _allowed_then(t.run(_py(f"open({_hide(str(target))}, 'w').write('x')")))
     assert r.exit_code != 0 and not target.exists()
-    assert r.sandbox == tier
+    assert r.sandbox == _name(tier)
 
 
 def test_append_to_git_hook(world, tier) -> None:
@@ -127,7 +160,7 @@ def _marked(marker: str) -> list[psutil.Process]:
 
 
 def test_setsid_child_does_not_survive_the_timeout(world, tier) -> None:
-    marker = f"7{os.getpid() % 997}.{len(tier)}"
+    marker = f"7{os.getpid() % 997}.{len(_name(tier))}"
     t = _tool(world, sandbox=tier, timeout=1.5)
     try:
         r = _allowed_then(t.run(f"setsid sleep {marker} & sleep {marker}"))
@@ -138,14 +171,14 @@ def test_setsid_child_does_not_survive_the_timeout(world, tier) -> None:
             p.kill()
 
 
-def test_yes_head_50m_is_capped(world) -> None:
-    r = _allowed_then(_tool(world).run("yes | head -c 50M"))
+def test_yes_head_50m_is_capped(world, tier) -> None:
+    r = _allowed_then(_tool(world, sandbox=tier).run("yes | head -c 50M"))
     assert r.exit_code == 0 and r.truncated
     assert "bytes cut" in r.stdout and len(r.stdout) <= 2 * 64 * 1024 + 100
 
 
-def test_cd_persists_between_calls(world) -> None:
-    t = _tool(world)
+def test_cd_persists_between_calls(world, tier) -> None:
+    t = _tool(world, sandbox=tier)
     (world["ws"] / "sub" / "deeper").mkdir(parents=True)
     assert t.run("cd sub").ran
     assert t.cwd == world["ws"] / "sub"
@@ -189,6 +222,24 @@ def test_approver_answers_the_ask(world) -> None:
     assert (r.decision, r.ran) == ("deny", False)
     assert (world["ws"] / "yes-file").exists() and not (world["ws"] / "no-file").exists()
     assert len(approver.prompts) == 2
+
+
+def test_prespawn_is_the_default_and_can_be_turned_off(world, tmp_path) -> None:
+    t = _tool(world)
+    if t.sandbox.tier is not Tier.BWRAP:
+        pytest.skip(f"pre-spawning is for the bwrap tier; here: {t.sandbox.description}")
+    assert t.sandbox.prespawn and t.run("true").ok
+    assert t.sandbox.prespawn_error is None and len(prespawn.live_servers()) == 1
+    t.close()
+    assert prespawn.live_servers() == []
+    cfg = tmp_path / "fresh.toml"
+    cfg.write_text("[sandbox]\nprespawn = false\n")
+    fresh = BashTool(world["ws"], "trust", home=world["home"], audit=False, store=False,
+                     user_config=False, config=cfg)
+    assert not fresh.sandbox.prespawn
+    r = _allowed_then(fresh.run("echo hi"))
+    assert (r.stdout, r.sandbox) == ("hi\n", "bwrap")
+    assert prespawn.live_servers() == []
 
 
 def test_sandbox_is_on_in_trust_mode_unless_disabled(world) -> None:

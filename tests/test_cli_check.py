@@ -81,8 +81,9 @@ def test_jsonl_jobs_give_the_same_results(tmp_path):
     common = {"mode": None, "cwd": str(tmp_path), "config": None, "plan": False}
     one = list(check_lines(lines, jobs=1, **common))
     two = list(check_lines(lines, jobs=2, **common))
-    assert one == two
-    assert len(one) == len(lines)
+    assert len(one) == len(two) == len(lines)
+    diff = [(a, b) for a, b in zip(one, two, strict=True) if a != b]
+    assert not diff, diff[0]
 
 
 def test_bad_config_is_a_deny_that_names_the_problem(tmp_path):

@@ -33,7 +33,8 @@ def test_no_files_is_the_default(env):
 
 def test_layers_add_rules_and_later_mode_wins(env, tmp_path):
     user, project, ws = env
-    user.write_text('mode = "strict"\n[permissions]\ndeny = ["Bash(rm *)"]\n')
+    user.write_text('mode = "strict"\ntrust_project_config = true\n'
+                    '[permissions]\ndeny = ["Bash(rm *)"]\n')
     project.write_text('mode = "accept-edits"\n[permissions]\nallow = ["Bash(npm test *)"]\n'
                        'additional_directories = ["../docs"]\n')
     explicit = tmp_path / "extra.toml"
@@ -87,10 +88,33 @@ def test_missing_explicit_config_is_an_error(env, tmp_path):
         load_config(env[2], tmp_path / "nope.toml")
 
 
-def test_sections_of_other_components_are_kept(env):
+def test_sections_of_other_components_are_kept(env, tmp_path):
     _, project, ws = env
-    project.write_text('[sandbox]\ntier = "bwrap"\n')
-    assert load_config(ws).sections == {"sandbox": {"tier": "bwrap"}}
+    explicit = tmp_path / "extra.toml"
+    explicit.write_text('[sandbox]\ntier = "bwrap"\n')
+    assert load_config(ws, explicit).sections == {"sandbox": {"tier": "bwrap"}}
+    # from the untrusted project file: ignored, and said so
+    project.write_text('[sandbox]\ntier = "none"\n')
+    cfg = load_config(ws)
+    assert cfg.sections == {} and "[sandbox]" in cfg.notices[0]
+
+
+def test_sections_merge_key_by_key(env, tmp_path):
+    user, _, ws = env
+    user.write_text('[sandbox]\ntier = "bwrap"\n[sandbox.env]\nA = "1"\n')
+    explicit = tmp_path / "extra.toml"
+    explicit.write_text('[sandbox]\ntimeout = 5\n[sandbox.env]\nB = "2"\n')
+    assert load_config(ws, explicit).sections == {
+        "sandbox": {"tier": "bwrap", "timeout": 5, "env": {"A": "1", "B": "2"}}}
+
+
+def test_explicit_plan_mode_exec_allowed_wins(env, tmp_path):
+    user, _, ws = env
+    user.write_text("[permissions]\nplan_mode_exec_allowed = true\n")
+    assert load_config(ws).plan_mode_exec_allowed is True
+    explicit = tmp_path / "extra.toml"
+    explicit.write_text("[permissions]\nplan_mode_exec_allowed = false\n")
+    assert load_config(ws, explicit).plan_mode_exec_allowed is False
 
 
 def test_claude_spelling_of_additional_directories(tmp_path):
@@ -100,7 +124,8 @@ def test_claude_spelling_of_additional_directories(tmp_path):
 
 
 def test_load_engine_uses_config_and_mode_override(env, tmp_path):
-    _, project, ws = env
+    user, project, ws = env
+    user.write_text("trust_project_config = true\n")
     project.write_text('mode = "strict"\n[permissions]\nallow = ["Bash(npm test *)"]\n'
                        f'[audit]\npath = "{tmp_path}/audit.jsonl"\n'
                        f'[approvals]\npath = "{tmp_path}/approvals.json"\n')
@@ -130,7 +155,10 @@ def test_load_engine_bad_mode(env):
 
 
 def test_audit_can_be_disabled_in_config(env):
-    _, project, ws = env
+    user, project, ws = env
     project.write_text("[audit]\nenabled = false\n[approvals]\nenabled = false\n")
+    e = load_engine(ws)
+    assert e.audit is not None and e.store is not None and len(e.notices) == 2
+    user.write_text("[audit]\nenabled = false\n[approvals]\nenabled = false\n")
     e = load_engine(ws)
     assert e.audit is None and e.store is None

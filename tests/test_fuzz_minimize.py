@@ -123,3 +123,8 @@ def test_minimize_drops_a_clause_that_only_goes_as_a_whole():
         ok_exec = "-exec" not in t or (t.index("-exec") + 2 < len(t) and t[t.index("-exec") + 2] == "\\;")
         return t[:1] == ["find"] and "-fprint" in t and t[-1] == "x" and ok_exec
     assert minimize("find . -exec id {} \\; -fprint x", still) == "find -fprint x"
+
+
+def test_line_continuations_are_one_word():
+    assert cause("sor\\\nt -o --ignore-case", "write", U) == cause("sort --output /etc/x", "write", U)
+    assert minimize("sor\\\nt -o x", lambda c: c.replace("\\\n", "") == "sort -o x") == "sort -o x"

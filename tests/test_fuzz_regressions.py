@@ -25,7 +25,7 @@ def lines():
     for raw in CORPUS.read_text(encoding="utf-8").splitlines():
         if raw.strip() and not raw.lstrip().startswith("//"):
             case = json.loads(raw)
-            xfail = pytest.mark.xfail(reason="open classifier bug", strict=False)
+            xfail = pytest.mark.xfail(reason="open classifier bug", strict=True)
             marks = [xfail] if case.get("open") else []
             out.append(pytest.param(case, marks=marks, id=case["cmd"][:50]))
     return out

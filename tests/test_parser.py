@@ -24,6 +24,14 @@ def chain(c: Command) -> str:
     return ">".join(v.value for v in c.via)
 
 
+def _under(script, c: Command, name: str) -> bool:
+    while c.parent is not None:
+        c = script.commands[c.parent]
+        if c.name == name:
+            return True
+    return False
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: repr(c["cmd"])[:60])
 def test_construct(case: dict) -> None:
     script = parse(case["cmd"])
@@ -49,10 +57,12 @@ def test_spans_index_the_source(case: dict) -> None:
         assert 0 <= c.span[0] <= c.span[1] <= len(src)
         for w in c.words:
             assert 0 <= w.span[0] <= w.span[1] <= len(src)
-        if all(Via.SHELL_C not in c.via and Via.CMDSUB not in c.via for _ in [0]):
-            for w in c.words:
-                if c.kind is not CommandKind.ARITH:
-                    assert src[w.span[0]:w.span[1]] == w.raw, (w, c)
+        if Via.SHELL_C in c.via or c.kind is CommandKind.ARITH or _under(script, c, "let"):
+            continue  # re-parsed strings map to the whole string's word span
+        for w in c.words:
+            exact = src[w.span[0]:w.span[1]] == w.raw
+            coarse = src[w.span[0]:w.span[1]].startswith("`")  # a backtick body with escapes
+            assert exact or coarse, (w, c)
         if c.parent is not None:
             assert 0 <= c.parent < script.commands.index(c)
 

@@ -107,3 +107,31 @@ _TOKENS = ["cat", "cp", "-r", "~/.ssh/", "$HOME", ">", ">>", "|", ";", "tee", "g
 def test_scan_never_raises_on_shell_like_text(parts: list[str]) -> None:
     for hit in paths.scan(parse(" ".join(parts)), CTX):
         assert not hit.pattern.startswith("internal-error"), hit
+
+
+def test_tree_reads_find_a_real_secret_below(tmp_path: Path) -> None:
+    """Recursive readers see hidden files: `grep -r` next to a `.env` reads it; rg only with
+    --hidden; dependency caches and `.git` are not walked; a plain `ls` never counts."""
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "app.py").write_text("x")
+    ctx = Context(cwd=ws, workspace=ws, home=home)
+    assert _kinds("grep -rn token .", ctx) == set()
+    (ws / "node_modules" / "lib").mkdir(parents=True)
+    (ws / "node_modules" / "lib" / "test-key.pem").write_text("k")
+    (ws / ".git").mkdir()
+    (ws / ".git" / "config").write_text("[core]")
+    assert _kinds("grep -rn token .", ctx) == set()
+    (ws / "src" / ".env").write_text("TOKEN=1")
+    assert _kinds("grep -rn token .", ctx) == {("leak", "read")}
+    assert _kinds("grep -r token", ctx) == {("leak", "read")}
+    assert _kinds("grep -rn token src/app.py", ctx) == set()
+    assert _kinds("rg token", ctx) == set()
+    assert _kinds("rg --hidden token", ctx) == {("leak", "read")}
+    assert _kinds("tar czf /tmp/out.tgz .", ctx) == {("leak", "read")}
+    assert _kinds("find . -type f -exec cat {} +", ctx) == {("leak", "read")}
+    assert _kinds("find . -name '*.py' -exec du -h {} +", ctx) == set()
+    assert _kinds("git ls-files | xargs wc -l", ctx) == {("leak", "read")}
+    assert _kinds("ls -R", ctx) == set()
+    (hit,) = paths.scan(parse("grep -r token ."), ctx)
+    assert hit.path == str(ws / "src" / ".env")

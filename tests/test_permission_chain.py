@@ -273,6 +273,42 @@ def test_ask_rule_asks_even_in_trust(ws):
     assert d.matched == ("Bash(git push *)",)
 
 
+@pytest.mark.parametrize("mode, allow, expected", [
+    ("strict", [], ("deny", "chain.mode_matrix")),                 # never loosened to a question
+    ("strict", ["Bash(curl *)"], ("ask", "chain.ask_rule")),       # still vetoes the allow
+    ("balanced", [], ("ask", "chain.ask_rule")),
+    ("trust", [], ("ask", "chain.ask_rule")),
+])
+def test_ask_rule_only_tightens(ws, mode, allow, expected):
+    e = Engine(ws, mode, ask_as_deny=False, approver=Approver(DecisionKind.ALLOW_ALWAYS),
+               rules=RuleSet.parse(ask=["Bash(curl *)"], allow=allow))
+    e.set_approver(None)
+    d = e.decide(req(C.NETWORK, tool="bash", command="curl https://example.com"))
+    assert (d.verdict, d.rule) == expected
+    assert d.matched == ("Bash(curl *)",)
+    if expected[0] == "deny":
+        assert "never loosens" in d.reason
+        # with an approver there is no prompt to answer
+        approver = Approver(DecisionKind.ALLOW_ALWAYS)
+        e.set_approver(approver)
+        assert e.decide(req(C.NETWORK, tool="bash", command="curl x")).verdict == "deny"
+        assert approver.prompts == []
+
+
+def test_untrusted_allows_never_allow_but_are_named(ws):
+    from shellgate.permission import parse_rule
+
+    rule = parse_rule("Bash(npm test *)", source="/p/.shellgate/config.toml")
+    e = Engine(ws, "balanced", ask_as_deny=False, untrusted_allows=[rule])
+    d = e.decide(req(tool="bash", command="npm test"))
+    assert (d.verdict, d.rule) == ("ask", "chain.mode_matrix")
+    assert "Bash(npm test *) in /p/.shellgate/config.toml would allow it" in d.reason
+    assert "would allow" not in e.decide(req(tool="bash", command="npm test; make")).reason
+    e.set_mode("strict")
+    d = e.decide(req(tool="bash", command="npm test"))
+    assert d.verdict == "deny" and "would allow it" in d.reason
+
+
 def test_deny_beats_ask_beats_allow(ws):
     rules = RuleSet.parse(allow=["Bash(git *)"], ask=["Bash(git push *)"], deny=["Bash(git push --force *)"])
     e = Engine(ws, "balanced", rules=rules, ask_as_deny=False)

@@ -49,10 +49,12 @@ def test_separate_value_and_long_equals() -> None:
     assert [w.text for w in p.operands] == ["f"]
 
 
-def test_unique_prefix_resolves_like_getopt() -> None:
+def test_unique_prefix_resolves_like_getopt_but_is_not_accepted() -> None:
     p = _read("--num", "--rev", "f")
     assert [o.flag.long for o in p.opts] == ["--numeric", "--reverse"]
-    assert not p.findings
+    assert [f.rule for f in p.findings] == ["readonly.abbreviation"] * 2
+    assert "--reverse" in p.findings[1].message
+    assert not _read("--numeric", "--reverse", "f").findings
 
 
 def test_abbreviation_of_unsafe_flag_is_refused_with_its_full_name() -> None:

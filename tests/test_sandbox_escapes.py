@@ -7,6 +7,7 @@ test can fail. A tier the machine lacks is skipped with the reason the probe gav
 
 from __future__ import annotations
 
+import gc
 import os
 import shlex
 import socket
@@ -18,27 +19,50 @@ from pathlib import Path
 import psutil
 import pytest
 
-from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, Tier, build_policy, probe
+from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, Tier, build_policy, prespawn, probe
 
 PY = shlex.quote(sys.executable)
 CANARY = "CANARY-ssh-key-5f1e0c"
 
 
+CONFINED = ["bwrap", "bwrap-fresh", "landlock"]   # "bwrap": pre-spawned (the default)
+
+
 def _sandbox(tier: str) -> Sandbox:
+    name, _, variant = tier.partition("-")
     try:
-        return Sandbox(tier)
+        return Sandbox(name, prespawn=variant != "fresh")
     except SandboxUnavailable as exc:
-        pytest.skip(f"{tier} tier unavailable here: {exc}")
+        pytest.skip(f"{name} tier unavailable here: {exc}")
 
 
-@pytest.fixture(params=["bwrap", "landlock"])
+def _lent(request: pytest.FixtureRequest):
+    """The sandbox for ``request.param``, closed afterwards; a pre-spawned one must really
+    have run pre-spawned (no silent fallback to a fresh bwrap)."""
+    sb = _sandbox(request.param)
+    yield sb
+    sb.close()
+    if request.param == "bwrap":
+        assert sb.prespawn and sb.prespawn_error is None, sb.prespawn_error
+
+
+@pytest.fixture(params=CONFINED)
 def confined(request: pytest.FixtureRequest) -> Sandbox:
-    return _sandbox(request.param)
+    yield from _lent(request)
 
 
-@pytest.fixture(params=["bwrap", "landlock", "none"])
+@pytest.fixture(params=[*CONFINED, "none"])
 def any_tier(request: pytest.FixtureRequest) -> Sandbox:
-    return _sandbox(request.param)
+    yield from _lent(request)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_leaked_sandboxes():
+    """After this module: no pre-spawned sandbox left, no bwrap left among our descendants."""
+    yield
+    gc.collect()
+    assert prespawn.live_servers() == []
+    assert [p.name() for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"] == []
 
 
 @pytest.fixture

@@ -14,15 +14,20 @@ from shellgate.sandbox import (
     active_workspace,
     build_policy,
     find_layout,
+    prespawn,
 )
 
 
-@pytest.fixture(params=["bwrap", "landlock"])
+@pytest.fixture(params=["bwrap", "bwrap-fresh", "landlock"])   # "bwrap": pre-spawned (default)
 def confined(request: pytest.FixtureRequest) -> Sandbox:
+    name, _, variant = request.param.partition("-")
     try:
-        return Sandbox(request.param)
+        sb = Sandbox(name, prespawn=variant != "fresh")
     except SandboxUnavailable as exc:
-        pytest.skip(f"{request.param} tier unavailable here: {exc}")
+        pytest.skip(f"{name} tier unavailable here: {exc}")
+    yield sb
+    sb.close()
+    assert prespawn.live_servers() == []
 
 
 def _git(*args: str, cwd: Path) -> None:

@@ -132,18 +132,63 @@ def _classify_tool(name: str, args: Any, cwd: str, home: str) -> Metadata:
 
 # -- bash -----------------------------------------------------------------------------------
 
-def _write_targets(script: Any) -> list[PathAccess]:
+def _redirect_targets(cmd: Any) -> list[Any]:
+    """The words a command's output redirects write to (``>&2`` and ``>&-`` are no files)."""
     out = []
-    for c in script.commands:
-        for r in c.redirects:
-            if r.op not in _FILE_WRITE_OPS and r.op != ">&":
-                continue
-            t = r.target
-            if t is None or not t.static or (r.op == ">&" and re.fullmatch(r"\d+-?|-", t.text)):
-                continue
-            if not _NOT_FILES.fullmatch(t.text):
-                out.append(PathAccess(t.text, PathOp.WRITE))
+    for r in cmd.redirects:
+        if r.op not in _FILE_WRITE_OPS and r.op != ">&":
+            continue
+        t = r.target
+        if t is not None and not (r.op == ">&" and re.fullmatch(r"\d+-?|-", t.text)):
+            out.append(t)
     return out
+
+
+def _target_texts(word: Any, *, option: bool) -> list[str]:
+    """The paths a written word may name; none when it is only known at run time (a glob is
+    kept: every file it can match lies under its text). An ``option`` word ``--output=F``
+    names F; ``-oF`` may also be a file named so (after ``--``): both readings count."""
+    if not word.static:
+        return []
+    texts = [word.text]
+    if option and word.text.startswith("--") and "=" in word.text:
+        texts = [word.text.split("=", 1)[1]]
+    elif option and word.text.startswith("-") and len(word.text) > 2:
+        texts.append(word.text[2:])
+    return [t for t in texts if t and not _NOT_FILES.fullmatch(t)]
+
+
+def write_paths(analysis: Any, ctx: Context) -> list[PathAccess]:
+    """Every file the bash core knows the command writes, as absolute paths: redirect targets
+    and the targets the read-only classifier found (its ``readonly.write`` reasons point at
+    the words: ``cp``/``mv`` (sources too), ``touch``, ``mkdir``, ``rm``, ``rmdir``, ``tee``,
+    ``sed -i``, a writing option's file such as ``sort -o F`` outside the workspace). A
+    relative target is resolved against every directory the command may run in (``cd /etc &&
+    touch x`` writes ``/etc/x``). More paths only ever mean more prompts: bash never sets
+    ``paths_complete``, so no allow depends on this list."""
+    script = analysis.script
+    if not script.ok:
+        return []
+    from ..bash.commands.spec import Call
+    from ..bash.commands.targets import resolve
+    from ..bash.readonly import candidate_cwds
+
+    spans = {r.span for r in analysis.reasons if r.rule == "readonly.write" and r.span}
+    cwds = candidate_cwds(script, ctx)
+    out = []
+    for i, c in enumerate(script.commands):
+        texts = [t for w in _redirect_targets(c) for t in _target_texts(w, option=False)]
+        texts += [t for w in c.words if w.span in spans for t in _target_texts(w, option=True)]
+        if texts:
+            call = Call(c, i, script, ctx, cwds)
+            out += [PathAccess(p, PathOp.WRITE) for t in texts for p in resolve(t, call) or [t]]
+    return out
+
+
+def _write_targets(script: Any) -> list[PathAccess]:
+    """Redirect targets alone, unresolved: the fallback when the bash core's helpers fail."""
+    return [PathAccess(t, PathOp.WRITE) for c in script.commands for w in _redirect_targets(c)
+            for t in _target_texts(w, option=False)]
 
 
 def _inside(span: Any, outer: Any) -> bool:
@@ -187,7 +232,7 @@ def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
 
 def classify_bash(command: str, ctx: Context) -> Classified:
     """Analyse a bash command: capability from the bash core's effect, never READ when the
-    command is not understood, sensitive paths and redirect targets as paths."""
+    command is not understood, sensitive paths and every known write target as paths."""
     summary = f"bash: {_short(command)}"
     try:
         from ..bash.analysis import analyse
@@ -202,7 +247,10 @@ def classify_bash(command: str, ctx: Context) -> Classified:
     if not script.ok or (cap is Capability.READ and (not analysis.readonly or analysis.sensitive)):
         cap = Capability.EXEC
     key = f"exec:readonly:{command}" if cap is Capability.READ else f"{cap}:{command}"
-    paths = _write_targets(script) if script.ok else []
+    try:
+        paths = write_paths(analysis, ctx)
+    except Exception:  # the bash core's internals moved: redirect targets at least
+        paths = _write_targets(script) if script.ok else []
     paths += [PathAccess(h.path, h.op) for h in analysis.sensitive
               if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
     reasons = tuple(r.message for r in analysis.reasons)

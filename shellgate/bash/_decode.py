@@ -48,8 +48,13 @@ def decode_ansi_c(body: str) -> tuple[str, bool]:
     exact = True
     i, n = 0, len(body)
     while i < n:
+        m = _ANSI_RUN.match(body, i)
+        if m:
+            out.append(m.group())
+            i = m.end()
+            continue
         c = body[i]
-        if c != "\\" or i + 1 >= n:
+        if i + 1 >= n:
             out.append(c)
             i += 1
             continue
@@ -181,6 +186,12 @@ class _Decoder:
         src, end = self.src, self.end
         self.quoted = True
         while self.i < end:
+            m = _DQ_RUN.match(src, self.i, end)
+            if m:
+                self.out.append(m.group())
+                self.i = m.end()
+                if self.i >= end:
+                    break
             c = src[self.i]
             if c == '"':
                 self.i += 1
@@ -307,6 +318,8 @@ def _ansi_c_end(src: str, i: int, end: int) -> int:
     return i
 
 
+_DQ_RUN = re.compile(r'[^"\\$`]+')
+_ANSI_RUN = re.compile(r"[^\\]+")
 _PLAIN_WORD = re.compile(r"[\w./:,@%+=^-]+")  # nothing to decode, expand or match
 
 

@@ -23,6 +23,7 @@ the parser turns it into a ``ParseFailure``. It never guesses.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -41,6 +42,10 @@ _FDVAR_RE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}(?=[<>])")
 _REDIR_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<&", "<>", "<", ">>", ">&", ">|", ">")
 _CASE_STOPS = (";;&", ";;", ";&")
 _NOT_NL = re.compile(r"[^\n]")
+_SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+_DQ_RUN = re.compile(r'[^"\\$`]+')
+_HEREDOC_RUN = re.compile(r"[^\\$`]+")
+_ANSI_BODY = re.compile(r"(?:[^'\\]|\\.)*'", re.S)
 _PLAIN_RUN = re.compile(r"[^ \t\n;&|<>()\\'\"$`]+")
 MAX_DEPTH = 100      # nested substitutions, subshells and compound commands
 MAX_TOKENS = 5000    # words and operators; bashlex slows down badly on long inputs
@@ -110,22 +115,32 @@ class Prepass:
         chars = self.base[start:end]
         for op in self._inside(start, end):
             s, e = op.span
-            chars[s - start:e - start] = op.fill * (e - s)
+            mask = op.fill * (e - s)
+            if op.kind == "forarith":  # `for ((…))do` is fine for bash: keep a separator
+                mask = mask[:-1] + " "
+            chars[s - start:e - start] = mask
         return "".join(chars)
 
     def _inside(self, start: int, end: int) -> list[Opaque]:
+        """The outermost constructs within ``[start, end)`` (siblings are sorted by start and
+        do not overlap, so each level is a binary search)."""
         out: list[Opaque] = []
-        stack = list(self.top)
-        while stack:
-            op = stack.pop()
-            s, e = op.span
-            if e <= start or s >= end:
-                continue
-            if start <= s and e <= end:
-                out.append(op)
-            else:
-                stack.extend(op.children)
+        levels = [self.top]
+        while levels:
+            ops = levels.pop()
+            k = bisect.bisect_right(ops, start, key=_end_of)
+            while k < len(ops) and ops[k].span[0] < end:
+                op = ops[k]
+                if start <= op.span[0] and op.span[1] <= end:
+                    out.append(op)
+                else:
+                    levels.append(op.children)
+                k += 1
         return out
+
+
+def _end_of(op: Opaque) -> int:
+    return op.span[1]
 
 
 class _Scanner:
@@ -148,8 +163,11 @@ class _Scanner:
 
     # ----------------------------------------------------------------- helpers
     def mask(self, s: int, e: int, ch: str = MASK) -> None:
+        if ch == MASK:
+            self.base[s:e] = MASK * (e - s)
+            return
         for k in range(s, e):
-            if self.base[k] != "\n" or ch == MASK:
+            if self.base[k] != "\n":
                 self.base[k] = ch
 
     def open(self, kind: str, start: int, inner_start: int) -> Opaque:
@@ -432,6 +450,13 @@ class _Scanner:
             j += 1
         if j < n and src[j] not in _META:
             return None  # quoted or expanded: not a reserved word
+        if src.startswith(("<(", ">("), j):
+            return None  # `fi<(x)`: a process substitution continues the word
+        if src.startswith("!(", j - 1) and j - 1 == i:
+            raise LexError("'!(' at the start of a command: an extglob pattern or a negated "
+                           "subshell, depending on shell options", i)
+        if j > i and j < n and src[j] == "(" and src[j - 1] in "@+*?":
+            return None  # an extglob pattern word
         w = src[i:j]
         if w == "esac" and "esac" in closers:
             return "close", i
@@ -704,7 +729,15 @@ class _Scanner:
         """Double-quoted text (or an unquoted here-doc body) from ``k``: records the
         substitutions in it. Returns the offset after the closing ``"`` (or ``end``)."""
         src = self.src
+        run = _HEREDOC_RUN if heredoc else _DQ_RUN
         while k < end:
+            m = run.match(src, k, end)
+            if m:
+                if not heredoc:
+                    self.base[k:m.end()] = MASK * (m.end() - k)
+                k = m.end()
+                if k >= end:
+                    break
             c = src[k]
             if c == '"' and not heredoc:
                 self.base[k] = MASK
@@ -724,10 +757,6 @@ class _Scanner:
                 k = self.dollar(k, True)
             elif c == "`":
                 k = self.backtick(k, not heredoc)
-            else:
-                if not heredoc:
-                    self.base[k] = MASK
-                k += 1
         if heredoc:
             return end
         raise LexError("unterminated double quote", k)
@@ -736,13 +765,11 @@ class _Scanner:
         src, n = self.src, self.n
         nxt = src[k + 1] if k + 1 < n else ""
         if nxt == "'" and not dq:
-            e = k + 2
-            while e < n and src[e] != "'":
-                e += 2 if src[e] == "\\" else 1
-            if e >= n:
+            m = _ANSI_BODY.match(src, k + 2)
+            if not m:
                 raise LexError("unterminated $'…'", k)
-            self.mask(k, e + 1)
-            return e + 1
+            self.mask(k, m.end())
+            return m.end()
         if nxt == '"' and not dq:
             self.base[k] = MASK
             return self.dquote(k + 1)
@@ -769,6 +796,8 @@ class _Scanner:
             e = self.matched(k + 2, "{", "}", mode="param", dq=dq)
             self.close(op, e, e + 1)
             return e + 1
+        if nxt and nxt in _SPECIAL_PARAMS:
+            return k + 2  # `$$`, `$#`, `$1`…: a `(` or `{` after it is not an expansion
         return k + 1
 
     def backtick(self, k: int, dq: bool = False) -> int:
@@ -860,6 +889,8 @@ class _Scanner:
             close = None
         if close is not None and close + 1 < n and src[close + 1] == ")":
             self.close(op, close, close + 2)
+            if kind == "arithcmd" and close + 2 < n and src[close + 2] not in _META:
+                raise LexError("unexpected text after '))'", close + 2)
             return close + 2
         while self.stack and self.stack[-1] is not op:
             self.stack.pop()

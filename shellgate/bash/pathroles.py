@@ -39,6 +39,10 @@ class CmdPaths:
     tree_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
     skip_first: bool = False                    # first operand is a mode/owner (chmod, chown)
     code_opts: frozenset[str] = frozenset()     # the value is program text: its quoted paths count
+    walk: bool = False                          # directory operands are read whole, hidden files too
+    walk_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
+    default_dot: bool = False                   # recursive with no path operand means `.` (grep -r)
+    second_writes: bool = False                 # a second operand is an output file (uniq, xxd)
 
 
 def _fs(*names: str) -> frozenset[str]:
@@ -56,13 +60,16 @@ _GREP = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--
                                "--include", "--exclude", "--exclude-dir", "--label", "--color",
                                "--colour", "-d", "-D"),
                  read_opts=_fs("-f", "--file", "--exclude-from"),
-                 tree_flags=_fs("-r", "-R", "--recursive", "--dereference-recursive"))
+                 tree_flags=_fs("-r", "-R", "--recursive", "--dereference-recursive"),
+                 walk_flags=_fs("-r", "-R", "--recursive", "--dereference-recursive"), default_dot=True)
 _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
                data_opts=_fs("-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T",
                              "--type-not", "-m", "--max-count", "-A", "-B", "-C", "--context", "-r",
                              "--replace", "-M", "--max-columns", "--max-depth", "-d", "-j", "--threads",
                              "--type-add", "--colors", "--sort", "--sortr", "-E", "--encoding"),
-               read_opts=_fs("-f", "--file", "--ignore-file"), tree=True)
+               read_opts=_fs("-f", "--file", "--ignore-file"), tree=True, default_dot=True,
+               # rg and ag skip hidden files unless told otherwise
+               walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types"))
 _SED = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--expression", "-f", "--file"),
                 data_opts=_fs("-e", "--expression", "-l", "--line-length"),
                 read_opts=_fs("-f", "--file"), rw_flags=_fs("-i", "--in-place"))
@@ -85,11 +92,11 @@ _SORT = CmdPaths(Role.READ, data_opts=_fs("-k", "--key", "-t", "--field-separato
 _DEST = CmdPaths(Role.READ, dest=True, data_opts=_fs("-S", "--suffix", "-m", "--mode", "-o", "--owner",
                                                       "-g", "--group", "--backup"),
                  tree_flags=_fs("-r", "-R", "--recursive", "-a", "--archive"))
-_RSYNC = CmdPaths(Role.READ, dest=True, tree=True,
+_RSYNC = CmdPaths(Role.READ, dest=True, tree=True, walk=True,
                   data_opts=_fs("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--port",
                                 "--chmod", "--chown", "--rsync-path", "-B", "--block-size"),
                   read_opts=_fs("--exclude-from", "--include-from", "--files-from", "--password-file"))
-_SCP = CmdPaths(Role.READ, dest=True, tree=True,
+_SCP = CmdPaths(Role.READ, dest=True, tree=True, walk=True,
                 data_opts=_fs("-P", "-o", "-c", "-l", "-J", "-S", "-D", "-X"),
                 use_opts=_fs("-i"), read_opts=_fs("-F"))
 _ATTR = CmdPaths(Role.ATTR, skip_first=True, read_opts=_fs("--reference"))
@@ -122,14 +129,14 @@ COMMANDS: dict[str, CmdPaths] = {
         "break", "continue", "enable", "complete", "compgen", "bind", "fc", "logout", "suspend",
     ), _NONE),
     **dict.fromkeys((
-        "ls", "dir", "vdir", "stat", "du", "df", "tree", "file", "realpath", "readlink", "namei",
-        "lsattr", "getfacl", "wc", "locate", "mlocate", "plocate", "exa", "eza", "lsd", "fd", "fdfind",
+        "ls", "dir", "vdir", "stat", "du", "df", "tree", "realpath", "readlink", "namei",
+        "lsattr", "getfacl", "locate", "mlocate", "plocate", "exa", "eza", "lsd", "fd", "fdfind",
     ), _META),
     **dict.fromkeys((
-        "cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "uniq", "cut",
+        "wc", "file", "cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "cut",
         "paste", "join", "comm", "diff", "diff3", "sdiff", "cmp", "colordiff", "md5sum", "sha1sum",
         "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64", "base32",
-        "basenc", "xxd", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold", "expand",
+        "basenc", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold", "expand",
         "unexpand", "pr", "rev", "shuf", "look", "source", ".", "zcat", "zless", "zmore", "bzcat",
         "xzcat", "zstdcat", "lz4cat", "open", "xdg-open", "pbcopy", "xclip", "xsel", "wl-copy",
         "lua", "Rscript", "tclsh", "osascript", "deno", "bun", "tsx", "ts-node",
@@ -162,6 +169,10 @@ COMMANDS: dict[str, CmdPaths] = {
     "sftp": _SSH,
     "ssh-add": CmdPaths(Role.NONE),  # loads keys into the agent; never prints them
     "find": _FIND,
+    # Archivers take whole trees, hidden files included.
+    **dict.fromkeys(("tar", "gtar", "bsdtar", "zip", "7z", "7za", "rar"),
+                    CmdPaths(Role.UNSURE, tree=True, walk=True)),
+    **dict.fromkeys(("uniq", "xxd"), CmdPaths(Role.READ, second_writes=True)),
 }
 
 # git: global options whose value is the next word (`git -C dir`, `git -c k=v`).

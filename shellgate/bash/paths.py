@@ -41,6 +41,7 @@ _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
 _MAX_GLOB_RESULTS = 64
 _MAX_GLOB_ENTRIES = 2000
+_MAX_WALK_ENTRIES = 3000
 
 
 # --------------------------------------------------------------------------- compiled table
@@ -109,6 +110,7 @@ class _Table:
     any_glob: re.Pattern[str]                   # one of the by_glob patterns matches (prefilter)
     always: tuple[_Alt, ...]
     ancestors: dict[str, tuple[_Alt, ...]]      # each prefix of a rule's directory -> those rules
+    leak_names: re.Pattern[str]                 # file names an anywhere leak rule may end with
 
 
 def _segs_regex(segs: Iterable[str]) -> str:
@@ -165,7 +167,9 @@ def _index(alts: list[_Alt]) -> _Table:
                   {k: tuple(v) for k, v in by_dir.items()},
                   tuple((re.compile(k), tuple(v)) for k, v in by_glob.items()),
                   re.compile("|".join(f"(?:{k})" for k in by_glob) or "(?!)"), tuple(always),
-                  {k: tuple(v) for k, v in ancestors.items()})
+                  {k: tuple(v) for k, v in ancestors.items()},
+                  re.compile("|".join(sorted({seg_regex(a.rel_text[-1]) for a in alts if a.anywhere
+                                              and a.rule.leak and a.rel_text[-1] != STARSTAR}))))
 
 
 @lru_cache(maxsize=16)
@@ -397,12 +401,18 @@ def _glob_within(name: str, excl: str) -> bool:
     return False
 
 
-def _specific(glob_base: str, alt: _Alt) -> bool:
-    """Does a glob's file name say enough to mean this name rule? ``cat *`` could match a file
-    named ``id_rsa`` in any directory, but only ``id_*``, ``*.pem`` or ``.env*`` *ask* for one.
-    (What really exists on disk is checked separately, by expanding the glob.)"""
+def _specific(glob_words: tuple[str, ...], alt: _Alt) -> bool:
+    """Does a glob's file name (its ``_words``) say enough to mean this name rule? ``cat *``
+    could match a file named ``id_rsa`` in any directory, but only ``id_*``, ``*.pem`` or
+    ``.env*`` *ask* for one. (What really exists on disk is checked separately.)"""
     return any(g == w or (len(g) >= 3 and len(w) >= 3 and (g in w or w in g))
-               for g in _words(glob_base) for w in alt.words)
+               for g in glob_words for w in alt.words)
+
+
+@lru_cache(maxsize=1024)
+def _starting(home: str, head: tuple[str, ...]) -> frozenset[int]:
+    """The rules (by order) a path beginning with the literal segments ``head`` may meet."""
+    return frozenset(a.order for a in _table(home).alts if a.may_start(head))
 
 
 def _tail_hits(segs: tuple[Seg | str, ...], alt: _Alt, dot_rule: bool) -> bool:
@@ -419,13 +429,15 @@ def _tail_hits(segs: tuple[Seg | str, ...], alt: _Alt, dot_rule: bool) -> bool:
     return False
 
 
-def _glob_candidates(parts: list[str], glob: bool, table: _Table) -> list[_Alt]:
+def _glob_candidates(parts: list[str], glob: bool, table: _Table, dot_rule: bool = True) -> list[_Alt]:
     """The rules a glob path could possibly meet, found through the same indexes as for literal
     paths (a name rule needs the glob's file name to match its name, a directory rule needs a
     segment to match its directory) so that the exact intersection runs on a few rules only."""
     if not parts:
         return list(table.alts)
-    rxs = [re.compile(seg_regex(p) if glob else re.escape(p)) for p in parts]
+    # A wildcard at the start of a segment does not match a leading dot (bash without dotglob).
+    rxs = [re.compile(("(?!\\.)" if dot_rule and p[:1] in "*?[" else "") + seg_regex(p)
+                      if glob else re.escape(p)) for p in parts]
     any_dirs = glob and "**" in parts
     out: list[_Alt] = [*table.always]
     for _rx_glob, alts in table.by_glob:
@@ -441,7 +453,7 @@ def _glob_candidates(parts: list[str], glob: bool, table: _Table) -> list[_Alt]:
     return out
 
 
-def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool) -> Iterator[_Alt]:
+def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool, home: str) -> Iterator[_Alt]:
     low = cand.path.lower()
     parts = [p for p in low.split("/") if p]
     segs = tuple(STARSTAR if p == "**" and cand.glob else compile_seg(p, glob=cand.glob) for p in parts)
@@ -452,10 +464,12 @@ def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool) -> Iterator[_Alt]:
         if cand.glob and has_glob(p):
             break
         head.append(p)
-    for alt in _glob_candidates(parts, cand.glob, table):
-        if not cand.tail and head and not alt.may_start(tuple(head)):
+    starting = _starting(home, tuple(head)) if head and not cand.tail else None
+    base_words = _words(base)
+    for alt in _glob_candidates(parts, cand.glob, table, dot_rule):
+        if starting is not None and alt.order not in starting:
             continue
-        if alt.words and not literal_base and (alt.anywhere or cand.tail) and not _specific(base, alt):
+        if alt.words and not literal_base and (alt.anywhere or cand.tail) and not _specific(base_words, alt):
             continue
         if cand.tail:
             if not _tail_hits(segs, alt, dot_rule):
@@ -478,6 +492,43 @@ def _ancestor_alts(path: str, table: _Table, home: str) -> Iterator[_Alt]:
     elif m := re.fullmatch(r"/(?:home|users)/[^/]+(/.*)?|/root(/.*)?", low):
         low = home + (m.group(1) or m.group(2) or "")
     yield from table.ancestors.get(low, ())
+
+
+# Not walked into: dependency caches (their test keys are not the user's) and `.git` (its config
+# holds a CI token only where checkouts persist credentials; reading it directly still hits, but
+# every `grep -r` in every repository would otherwise ask).
+_WALK_SKIP = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".ruff_cache",
+                        ".pytest_cache", "site-packages", "dist-packages", ".cache", ".git"})
+
+
+def _secret_inside(path: str, table: _Table) -> tuple[str, list[_Alt]] | None:
+    """The first file under directory ``path`` that a name rule calls a leak (``.env``,
+    ``id_rsa``, ``*.pem`` …), breadth first, reading at most ``_MAX_WALK_ENTRIES`` entries and
+    skipping ``_WALK_SKIP``."""
+    budget = _MAX_WALK_ENTRIES
+    todo = [path]
+    while todo:
+        d = todo.pop(0)
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            budget -= 1
+            if budget < 0:
+                return None
+            full = f"{d.rstrip('/')}/{e.name}"
+            if table.leak_names.fullmatch(e.name.lower()):
+                alts = [a for a in _literal_alts(full, table) if a.rule.leak and a.anywhere]
+                if alts:
+                    return full, alts
+            try:
+                if e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
+                    todo.append(full)
+            except OSError:
+                continue
+    return None
 
 
 def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
@@ -511,7 +562,11 @@ def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
 
 def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dynamic: bool, glob: bool,
                    braces: bool = True, tree: bool = False, dot_rule: bool = True,
-                   tilde: bool = True) -> list[SensitiveHit]:
+                   tilde: bool = True, walk: bool = False) -> list[SensitiveHit]:
+    """Hits for one word as ``role`` accesses it. ``tree``: the command takes directories
+    whole, so a directory holding credential directories counts (``tar czf x ~``); ``walk``:
+    it also reads hidden files below, so a directory that really contains a secret file counts
+    (``grep -r token .`` next to a ``.env``)."""
     if role in (Role.NONE, Role.META):
         return []
     home = str(ctx.home).lower().rstrip("/") or "/"
@@ -521,15 +576,20 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
     for first in candidates(text, ctx, dynamic=dynamic, glob=glob, braces=braces, tilde=tilde):
         for cand in _resolved(first):
             if cand.glob or cand.tail:
-                alts = list(_glob_alts(cand, table, dot_rule))
+                alts = list(_glob_alts(cand, table, dot_rule, home))
             else:
                 alts = list(_literal_alts(cand.path, table))
                 if tree and not alts and role is not Role.ATTR:
                     alts = list(_ancestor_alts(cand.path, table, home))
+            shown = cand.path
+            if walk and not alts and not cand.tail and role in (Role.READ, Role.RW, Role.UNSURE):
+                found = _secret_inside(cand.path, table)
+                if found is not None:
+                    shown, alts = found
             for alt, cls, op in _classify(alts, role):
                 if cls not in classes:
                     classes.add(cls)
-                    out.append(SensitiveHit(cand.path, cls, op, span, alt.rule.pattern))
+                    out.append(SensitiveHit(shown, cls, op, span, alt.rule.pattern))
             if len(classes) == 2:
                 return out
     return out

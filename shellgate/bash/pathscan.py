@@ -60,7 +60,7 @@ def _dotglob(script: Script) -> bool:
 
 
 def _word_hits(word: Word, role: Role, ctx: Context, dot_rule: bool, *, tree: bool = False,
-               split: bool = False) -> list[SensitiveHit]:
+               split: bool = False, walk: bool = False) -> list[SensitiveHit]:
     """Hits for one word, looking also inside ``k=v``, ``@file`` and (``split``) ``a:b,c=d``."""
     text = word.text
     raw_pieces = []
@@ -83,8 +83,8 @@ def _word_hits(word: Word, role: Role, ctx: Context, dot_rule: bool, *, tree: bo
         if not p or "://" in p:
             continue
         for hit in hits_for_text(p, role, ctx, word.span, dynamic=not word.static, glob=word.glob,
-                                  braces=word.glob or not word.quoted, tree=tree, dot_rule=dot_rule,
-                                  tilde=tilde or p is not text):
+                                  braces=word.glob or not word.quoted, tree=tree, walk=walk,
+                                  dot_rule=dot_rule, tilde=tilde or p is not text):
             if hit.cls not in classes:
                 classes.add(hit.cls)
                 out.append(hit)
@@ -124,6 +124,8 @@ def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
     if name is None:  # `$EDITOR ~/.bashrc`: unknown program, unsure access
         return [h for w in words for h in _word_hits(w, Role.UNSURE, ctx, dot_rule, tree=True, split=True)]
     base = name.rsplit("/", 1)[-1]
+    if base in ("su", "runuser", "watch") and limit is None:
+        return _nested_hits(base, words, ctx)
     if base == "find":
         return _find_hits(words, ctx, dot_rule, cmd.span, inner)
     if base == "dd":
@@ -131,10 +133,30 @@ def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
     if base == "git":
         return _git_hits(words, ctx, dot_rule)
     spec = COMMANDS.get(base)
+    listed = cmd.span if cmd.via and cmd.via[-1] is Via.XARGS else None
     if spec is None:
         unsure = CmdPaths(Role.UNSURE, tree=True)
         return _spec_hits(words, unsure, ctx, dot_rule, split=base not in WRAPPERS)
-    return _spec_hits(words, spec, ctx, dot_rule, name=base)
+    if listed is not None and spec.operands not in (Role.READ, Role.RW, Role.UNSURE):
+        listed = None
+    return _spec_hits(words, spec, ctx, dot_rule, name=base, listed=listed)
+
+
+def _nested_hits(base: str, words: tuple[Word, ...], ctx: Context) -> list[SensitiveHit]:
+    """``su -c 'CMD'`` and ``watch 'CMD'`` run a shell string the parser leaves as a word: parse
+    it and scan it, reporting at the word."""
+    from .parser import parse
+
+    if base == "watch":
+        code = [w for w in words if not w.text.startswith("-")][-1:] if words else []
+    else:
+        code = [words[k + 1] for k, w in enumerate(words[:-1]) if w.text in ("-c", "--command")]
+    out: list[SensitiveHit] = []
+    for w in code:
+        if w.static and len(w.text) < 10_000:
+            for hit in scan_script(parse(w.text), ctx):
+                out.append(SensitiveHit(hit.path, hit.cls, hit.op, w.span, hit.pattern))
+    return out
 
 
 @dataclass(slots=True)
@@ -231,7 +253,9 @@ def _is_remote(t: str) -> bool:
 
 
 def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: bool, *,
-               name: str = "", split: bool = False) -> list[SensitiveHit]:
+               name: str = "", split: bool = False, listed: Span | None = None) -> list[SensitiveHit]:
+    """Hits for one command line read through its table entry. ``listed``: the operands arrive
+    at run time (``… | xargs CMD``), so the command may read anything below the cwd."""
     role = spec.operands
     p = _parse_opts(words, spec, role)
     if p.flags & spec.rw_flags or (name in ("sed", "gsed") and any(f.startswith("-i") or f == "--in-place"
@@ -239,6 +263,7 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
                                                                     for f in p.flags)):
         role = Role.RW
     tree = spec.tree or bool(p.flags & spec.tree_flags)
+    walk = spec.walk or bool(p.flags & spec.walk_flags)
     out: list[SensitiveHit] = []
     for w, r, whole in p.valued:
         out.extend(_word_hits(w if whole else _attached_value(w), r, ctx, dot_rule))
@@ -246,13 +271,21 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
         out.extend(_code_hits(w, ctx))
     ops = p.operands
     if spec.first_is_data_unless is not None and not (p.flags & spec.first_is_data_unless) and ops:
-        ops = ops[1:]
+        # `grep ~/.ssh/id_*`: a glob pattern expands into several words, the rest are files
+        ops = ops if ops[0].glob else ops[1:]
     if spec.skip_first and ops and not (p.flags & spec.read_opts):
         ops = ops[1:]
     if spec.dest:
-        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule)
+        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule, walk)
+    if spec.second_writes and len(ops) >= 2:
+        out.extend(_word_hits(ops[1], Role.WRITE, ctx, dot_rule))
+        ops = [ops[0], *ops[2:]]
+    if not ops and ((spec.default_dot and tree) or listed is not None):
+        span = listed or (words[-1].span if words else (0, 0))
+        ops = [Word(".", ".", span)]
+        tree, walk = True, walk or listed is not None
     for w in ops:
-        out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split))
+        out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split, walk=walk))
     return out
 
 
@@ -271,7 +304,7 @@ def _code_hits(w: Word, ctx: Context) -> list[SensitiveHit]:
 
 
 def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Role, tree: bool,
-               ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
+               ctx: Context, dot_rule: bool, walk: bool = False) -> list[SensitiveHit]:
     """cp/mv/ln/install/rsync/scp: sources are read, the destination (or DEST/basename) written."""
     out: list[SensitiveHit] = []
     if target_dir is not None:
@@ -290,7 +323,7 @@ def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Ro
     if name == "mv":  # the source is read and removed
         src_role = Role.RW
     for w in sources:
-        out.extend(_word_hits(w, src_role, ctx, dot_rule, tree=tree))
+        out.extend(_word_hits(w, src_role, ctx, dot_rule, tree=tree, walk=walk))
     if dest is None:
         return out
     # The destination directory itself receives arbitrary names only when a source's contents
@@ -350,6 +383,10 @@ def _find_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool, span: Span
     for j, w in enumerate(expr):
         if w.text in _FIND_WRITE_OPTS and j + 1 < len(expr):
             out.extend(_word_hits(expr[j + 1], Role.WRITE, ctx, dot_rule))
+    for j, w in enumerate(words):
+        if w.text.startswith("-files0-from"):  # GNU find reads its start points from this file
+            val = w.text.partition("=")[2] or (words[j + 1].text if j + 1 < len(words) else "")
+            out.extend(hits_for_text(val, Role.READ, ctx, w.span, dynamic=not w.static, glob=False))
     inner = list(inner)
     if "-delete" in texts:
         role = Role.WRITE
@@ -358,7 +395,7 @@ def _find_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool, span: Span
     else:
         role = Role.META
     for w in starts or [Word(".", ".", span)]:
-        out.extend(_word_hits(w, role, ctx, dot_rule, tree=True))
+        out.extend(_word_hits(w, role, ctx, dot_rule, tree=True, walk=role is not Role.WRITE))
     return out
 
 

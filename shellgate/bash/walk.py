@@ -37,6 +37,9 @@ MAX_SCRIPT_DEPTH = 8   # bash -c 'bash -c "…"' / eval / backticks nested this 
 _REDIR_RE = re.compile(r"(\d*)(&>>|&>|<<<|<<-|<<|<&|<>|>>|>&|>\||<|>)")
 _ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.*\])?\+?=", re.S)
 _ARITH_CMP = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+# operators whose operand text bash evaluates again (arithmetic, `a[sub]` of -v/-R): a
+# `$(…)` in *static* text there still runs, e.g. [[ 'a[$(id)]' -eq 1 ]]
+_EVALUATING = _ARITH_CMP | {"-v", "-R"}
 _SPECIAL_WORD = frozenset({"test", "arithcmd", "case"})
 
 _BASHLEX: list = []
@@ -197,7 +200,7 @@ class Walker:
         name = words[0]
         s, e = name.pos[0] + off, name.pos[1] + off
         op = self.pp.opaques.get(s)
-        if op is not None and op.kind == "forarith" and op.span == (s, e):
+        if op is not None and op.kind == "forarith" and op.span[0] == s:
             self.arith_command(op, via, parent, False)
         else:
             self.word(s, e)
@@ -322,11 +325,13 @@ class Walker:
         decoded = [self.word(s, e) for s, e in op.words]
         words = tuple(w for w, _ in decoded)
         for k, w in enumerate(words):
-            if w.static and not w.quoted and w.text in _ARITH_CMP:
-                for nb in (words[k - 1] if k else None, words[k + 1] if k + 1 < len(words) else None):
+            if w.static and not w.quoted and w.text in _EVALUATING:
+                before = words[k - 1] if k and w.text in _ARITH_CMP else None
+                after = words[k + 1] if k + 1 < len(words) else None
+                for nb in (before, after):
                     if nb is not None and nb.static and ("$(" in nb.text or "`" in nb.text):
-                        raise Unsupported("arithmetic comparison in [[ ]] with a command "
-                                          "substitution in its operand text", nb.span)
+                        raise Unsupported(f"[[ {w.text} ]] evaluates a subscript or arithmetic "
+                                          "that holds a command substitution", nb.span)
         idx = self.add(Command(words=words, span=op.span, via=_top(via), kind=CommandKind.TEST,
                                redirects=redirects, parent=parent, background=bg))
         for _, subs in decoded:

@@ -95,6 +95,9 @@ class _Worker:
     stats: Stats = field(default_factory=Stats)
     known: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     stats_total: int = 0
+    gate: Any = None
+    oracle: Any = None
+    universes: dict[tuple[str, ...], Any] = field(default_factory=dict)
 
     def run(self) -> None:
         spec = self.spec
@@ -291,9 +294,9 @@ def run(seconds: float, seed: int = 0, jobs: int = 2, config: str | None = None,
                 p.join()
         for b in bases:   # a killed worker leaves its world behind
             if os.path.isdir(b):
-                from .fixture import _force_rmtree
+                from .fixture import remove_tree
 
-                _force_rmtree(Path(b))
+                remove_tree(Path(b))
     return Result(total, list(findings.values()), hits, gate_errors, fatal, time.time() - start)
 
 
@@ -327,17 +330,20 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
                   f"{len(material.seeds)} seeds, {len(material.policy)} allow rule(s)")
     columns = (TextColumn("[bold]fuzz"), BarColumn(), TextColumn("{task.fields[line]}"),
                TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=False) as bar:
+    # No refresh thread: the workers are forked while the bar is live.
+    with Progress(*columns, console=console, transient=False, auto_refresh=False) as bar:
         task = bar.add_task("fuzz", total=seconds, line="")
 
         def progress(s: Stats, n_findings: int, elapsed: float) -> None:
             rate = s.generated / elapsed if elapsed > 0 else 0.0
             bar.update(task, completed=min(elapsed, seconds), line=(
                 f"{rate:6.0f} cmd/s  allowed {s.allowed}  executed {s.executed}  findings {n_findings}"))
+            bar.refresh()
 
         result = run(seconds, seed, jobs, config, mode, timeout, gate_factory=gate_factory,
                      progress=progress, material=material, max_commands=max_commands)
         bar.update(task, completed=seconds)
+        bar.refresh()
     if result.fatal:
         for f in result.fatal:
             console.print(f"[red]{f}")

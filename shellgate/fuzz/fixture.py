@@ -175,12 +175,12 @@ def copy_world(src: Layout, dst: Layout) -> None:
     """Replace ``dst``'s world by a fresh copy of ``src``'s (timestamps kept, index re-settled)."""
     for s, d in zip(src.watched, dst.watched, strict=True):
         if d.exists() or d.is_symlink():
-            _force_rmtree(d)
+            remove_tree(d)
         shutil.copytree(s, d, symlinks=True)
     settle_git(dst.workspace, dst.home)
 
 
-def _force_rmtree(path: Path) -> None:
+def remove_tree(path: Path) -> None:
     """Remove a tree even where a command made it unwritable (chmod 000 dirs and the like)."""
     if path.is_symlink() or path.is_file():
         path.unlink()

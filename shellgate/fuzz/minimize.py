@@ -92,7 +92,7 @@ def _inner_candidates(tok: str) -> list[str]:
 def _plain(tok: str) -> str | None:
     """``tok`` without quotes/backslashes when it is a plain word in disguise."""
     try:
-        words = shlex.split(tok)
+        words = shlex.split(tok.replace("\\\n", ""))   # a line continuation joins the word
     except ValueError:
         return None
     if len(words) == 1 and re.fullmatch(r"[\w./=+,:@%~-]+", words[0]) and words[0] != tok:

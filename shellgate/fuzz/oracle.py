@@ -435,7 +435,7 @@ class Oracle:
 
     def close(self) -> None:
         if self._owned:
-            fixture._force_rmtree(self.base)
+            fixture.remove_tree(self.base)
 
     def __enter__(self) -> Oracle:
         return self
@@ -450,7 +450,7 @@ class Oracle:
 
 def _remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
-        fixture._force_rmtree(Path(path))
+        fixture.remove_tree(Path(path))
     else:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)

@@ -138,11 +138,6 @@ def opens_for_write(call: Call) -> bool:
     return any(f in flags for f in WRITE_FLAGS)
 
 
-def opens_for_read(call: Call) -> bool:
-    flags = open_flags(call).split("|")
-    return "O_WRONLY" not in flags and "O_PATH" not in flags and "O_DIRECTORY" not in flags
-
-
 _FD_PATH = re.compile(r"(?<![\w\"])\d+<(/[^>]*)>")
 
 

@@ -47,6 +47,7 @@ def _wild(text: str) -> re.Pattern[str]:
 class CommandPattern:
     source: str
     tokens: tuple[_Tok, ...]
+    words: tuple[str, ...] = ()        # the pattern's words as split (``*`` included)
 
     @classmethod
     def compile(cls, spec: str) -> CommandPattern:
@@ -64,7 +65,7 @@ class CommandPattern:
         # `ls*` ends in a glob: like Claude Code's raw `*`, it may be followed by more words.
         if not toks[-1].star and words[-1].endswith("*"):
             toks.append(_Tok(True))
-        return cls(spec, tuple(toks))
+        return cls(spec, tuple(toks), tuple(words))
 
     @classmethod
     def literal(cls, words: Sequence[str], *, rest: bool) -> CommandPattern:
@@ -72,7 +73,19 @@ class CommandPattern:
         toks = [_Tok(False, re.compile(re.escape(w), re.DOTALL)) for w in words]
         if rest:
             toks.append(_Tok(True))
-        return cls(" ".join(shlex.quote(w) for w in words) + (" *" if rest else ""), tuple(toks))
+        return cls(" ".join(shlex.quote(w) for w in words) + (" *" if rest else ""), tuple(toks),
+                   (*words, *(("*",) if rest else ())))
+
+    def prefix(self) -> tuple[tuple[str, ...], bool] | None:
+        """The pattern as a stored approval sees it: literal words, and whether a standalone
+        ``*`` ends it (more words may follow). ``None`` when it has no literal word or a
+        ``*`` anywhere else (``ls*``, ``git * --force``): a token prefix cannot say that."""
+        words = self.words
+        rest = bool(words) and words[-1] == "*"
+        literal = words[:-1] if rest else words
+        if not literal or any("*" in w for w in literal):
+            return None
+        return literal, rest
 
     def matches(self, words: Sequence[WordLike], *, strict: bool, anywhere: bool = False) -> bool:
         """Does the pattern match all of ``words``? ``anywhere``: or any tail of them (the

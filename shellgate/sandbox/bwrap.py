@@ -24,16 +24,22 @@ def _by_depth(paths: Iterable[str]) -> list[str]:
     return sorted(dict.fromkeys(paths), key=lambda p: (p.count("/"), p))
 
 
-def build_argv(bwrap: str, policy: Policy, *, cwd: Path, tmpdir: Path, seccomp_fd: int | None,
-               program: list[str], visible: Iterable[Path] = ()) -> list[str]:
-    """``visible``: paths under /tmp that must be seen read-only (HOME, cwd, PATH entries)."""
+def namespace_args(bwrap: str, policy: Policy) -> list[str]:
+    """The binary and its namespace/privilege flags (the part that does not depend on paths)."""
     argv = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc"]
     if not policy.network:
         argv.append("--unshare-net")
     if os.geteuid() == 0:  # real root keeps every capability in the sandbox unless dropped
         argv += ["--cap-drop", "ALL"]
-    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmpdir), _TMP]
+    return argv
 
+
+def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[Path] = ()) -> list[str]:
+    """The filesystem view, from the state of the disk right now (missing paths are skipped).
+
+    ``visible``: paths under /tmp that must be seen read-only (HOME, cwd, PATH entries).
+    """
+    argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmpdir), _TMP]
     writable = [w for w in map(str, policy.roots()) if os.path.isdir(w)]
     bound: list[str] = []
     for p in _by_depth(map(str, visible)):
@@ -63,6 +69,45 @@ def build_argv(bwrap: str, policy: Policy, *, cwd: Path, tmpdir: Path, seccomp_f
             argv += ["--tmpfs", target, "--remount-ro", target]
         else:
             argv += ["--ro-bind", "/dev/null", target]
+    return argv
+
+
+_FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP))
+_ONE_PATH = frozenset(("--tmpfs", "--remount-ro", "--dev", "--proc"))
+_TWO_PATHS = frozenset(("--bind", "--ro-bind"))
+
+
+def mount_identity(mounts: list[str]) -> tuple[tuple[str, int, int], ...]:
+    """(path, device, inode) of every host path a mount of ``mounts`` hangs on.
+
+    A long-lived sandbox keeps the mounts it was born with, and the kernel detaches a mount
+    when its mount point is unlinked or renamed over on the host (Linux >= 3.18): a masked file
+    replaced atomically (``~/.netrc`` rewritten) or a protected one (git rewrites
+    ``.git/config`` through a rename) would then show the real file, writable. A changed
+    identity means such a sandbox must be replaced; a fresh one per command needs no check.
+    """
+    out: list[tuple[str, int, int]] = []
+    i = 0
+    while i < len(mounts):
+        flag = mounts[i]
+        n = 2 if flag in _TWO_PATHS else 1 if flag in _ONE_PATH else 0
+        for p in mounts[i + 1:i + 1 + n]:
+            if p in _FIXED:
+                continue
+            try:
+                st = os.lstat(p)
+            except OSError:
+                out.append((p, -1, -1))
+                continue
+            out.append((p, st.st_dev, st.st_ino))
+        i += 1 + n
+    return tuple(out)
+
+
+def build_argv(bwrap: str, policy: Policy, *, cwd: Path, tmpdir: Path, seccomp_fd: int | None,
+               program: list[str], visible: Iterable[Path] = ()) -> list[str]:
+    """A fresh sandbox for one command: ``visible`` as in :func:`mount_args`."""
+    argv = namespace_args(bwrap, policy) + mount_args(policy, tmpdir=tmpdir, visible=visible)
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--chdir", str(cwd), "--", *program]

@@ -7,6 +7,7 @@ Landlock + seccomp need neither namespaces nor privileges; ``none`` keeps only t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -65,10 +66,12 @@ def find_bwrap() -> list[str]:
 
 def _try_bwrap(bwrap: str, bash: str) -> str | None:
     """None if the full recipe (namespaces, seccomp fd, tmpfs, ro binds) runs; else why not."""
+    from .reaper import reap_bwrap_init
     from .seccomp import filter_bytes
 
     with tempfile.TemporaryDirectory(prefix="shellgate-probe-") as tmp:
         r, w = os.pipe()
+        info_r, info_w = os.pipe()
         try:
             os.write(w, filter_bytes(False))
             os.close(w)
@@ -76,15 +79,21 @@ def _try_bwrap(bwrap: str, bash: str) -> str | None:
             argv = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc",
                     "--unshare-net", *(["--cap-drop", "ALL"] if os.geteuid() == 0 else []),
                     "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                    "--bind", tmp, "/tmp", "--seccomp", str(r), "--", bash, "-c", ": > /tmp/ok"]
-            p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, pass_fds=(r,),
-                               timeout=20)
+                    "--bind", tmp, "/tmp", "--info-fd", str(info_w), "--seccomp", str(r),
+                    "--", bash, "-c", ": > /tmp/ok"]
+            p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                               pass_fds=(r, info_w), timeout=20)
         except (OSError, subprocess.SubprocessError, ValueError) as exc:
             return f"{bwrap}: {exc}"
         finally:
             os.close(r)
+            os.close(info_w)
             if w >= 0:
                 os.close(w)
+            os.set_blocking(info_r, False)
+            with contextlib.suppress(OSError):
+                reap_bwrap_init(os.read(info_r, 4096))
+            os.close(info_r)
         if p.returncode != 0 or not (Path(tmp) / "ok").exists():
             err = p.stderr.decode("utf-8", "replace").strip().splitlines()
             return f"{bwrap}: exit {p.returncode}: {err[-1] if err else 'no output'}"

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
+import select
 import signal
 import threading
 import time
@@ -33,6 +35,31 @@ def enable() -> bool:
             libc = ctypes.CDLL(None, use_errno=True)
             _enabled = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         return _enabled
+
+
+def enabled() -> bool:
+    """Whether this process is a subreaper (orphans of our descendants become our children)."""
+    return bool(_enabled)
+
+
+def reap_bwrap_init(info: bytes, timeout: float = 5.0) -> None:
+    """Reap a finished bwrap's init process, given what bwrap wrote to its ``--info-fd``.
+
+    bwrap's init outlives bwrap by a moment (it is killed through --die-with-parent); when
+    this process is a subreaper it is re-parented to us and would stay a zombie for good.
+    """
+    if not enabled():
+        return
+    try:
+        fd = os.pidfd_open(int(json.loads(info)["child-pid"]))
+    except (ValueError, KeyError, TypeError, OSError):
+        return
+    try:
+        select.select([fd], [], [], timeout)   # readable once it has exited
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitid(os.P_PIDFD, fd, os.WEXITED | os.WNOHANG)
+    finally:
+        os.close(fd)
 
 
 def register(pid: int) -> None:

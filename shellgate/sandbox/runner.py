@@ -8,12 +8,11 @@ us: anthropics-sandbox §6.4 measured a 6 s hang without it), exit code and sign
 
 from __future__ import annotations
 
-import contextlib
 import os
-import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -22,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import reaper
-from .bwrap import TMP, build_argv
+from .bwrap import TMP, mount_args, mount_identity, namespace_args
 from .env import build_env
 from .guard import Guard
-from .output import HeadTail
-from .policy import Limits, Policy
+from .jobs import Job, ProcJob, ServerJob, pump
+from .policy import Policy
 from .policy import within as _within
+from .prespawn import STATUS_FD, Pool, Server, ServerError
 from .probe import Probe, Tier, landlock_usable, probe
 from .script import parse_trailer, wrap
 from .seccomp import filter_bytes
@@ -69,9 +69,14 @@ class Sandbox:
     ``Sandbox()`` uses the best tier that works here (probed once per process);
     ``Sandbox("none")`` is the user's explicit opt-out — hygiene only, reported as such.
     An explicit ``"bwrap"``/``"landlock"`` that does not work raises :class:`SandboxUnavailable`.
+
+    ``prespawn`` (bwrap tier only): run commands in long-lived sandboxes, one per filesystem
+    view (:mod:`.prespawn`), instead of a fresh bwrap per command. Same mounts, namespaces,
+    seccomp filter and tree kill; if such a sandbox cannot start here, commands run fresh and
+    ``prespawn_error`` says why. Call :meth:`close` (or use ``with``) to stop them.
     """
 
-    def __init__(self, tier: Tier | str | None = None) -> None:
+    def __init__(self, tier: Tier | str | None = None, *, prespawn: bool = True) -> None:
         self._probe: Probe = probe()
         self.disabled = tier is not None and Tier(tier) is Tier.NONE
         if tier is None:
@@ -85,6 +90,11 @@ class Sandbox:
         self._tmp: Path | None = None
         self._cleanup: weakref.finalize | None = None
         self._lock = threading.Lock()
+        self.prespawn = prespawn and self.tier is Tier.BWRAP
+        self.prespawn_error: str | None = None
+        self._python: str | None = None
+        self._pool = Pool()
+        weakref.finalize(self, self._pool.close)
 
     @property
     def description(self) -> str:
@@ -92,6 +102,10 @@ class Sandbox:
             return "none (disabled by the user)"
         if self.tier is Tier.NONE:
             return "none (no confinement available: " + "; ".join(self._probe.notes) + ")"
+        if self.tier is Tier.BWRAP and self.prespawn:
+            if self.prespawn_error:
+                return f"bwrap (fresh per command; pre-spawn failed: {self.prespawn_error})"
+            return "bwrap (pre-spawned)"
         return str(self.tier)
 
     def tmpdir(self) -> Path:
@@ -103,7 +117,9 @@ class Sandbox:
             return self._tmp
 
     def close(self) -> None:
-        """Remove the private tmp directory (a later run makes a new one)."""
+        """Stop the pre-spawned sandboxes and remove the private tmp directory (a later run
+        starts afresh)."""
+        self._pool.close()
         with self._lock:
             if self._cleanup is not None:
                 self._cleanup()
@@ -142,28 +158,20 @@ class Sandbox:
         env = build_env(os.environ, home=home, tmpdir=TMP if tier is Tier.BWRAP else tmp, cwd=cwd,
                         passthrough=policy.env_passthrough, explicit=policy.env_set)
         guard = Guard(self._guarded(policy, tier))
-        status_r, status_w = os.pipe()
-        program = [self._probe.bash, "--noprofile", "--norc", "-c", wrap(command, status_w, lim)]
-        kw = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                  env=env, close_fds=True, start_new_session=True)
+        job, status_r, server = self._start(tier, policy, command, cwd, tmp, home, env, notes)
         try:
-            proc = self._spawn(tier, policy, program, cwd, tmp, home, env, status_w, kw)
-        except Exception:
-            os.close(status_r)
-            raise
+            try:
+                out, err, timed_out, over = pump(job, lim, start)
+            finally:
+                job.close()
         finally:
-            os.close(status_w)
-        reaper.register(proc.pid)
-        born = reaper.birth(proc.pid) if tier is not Tier.BWRAP else 0
-        try:
-            out, err, timed_out, over = self._pump(proc, tier, lim, start, born)
-        finally:
-            reaper.unregister(proc.pid)
+            if server is not None:
+                self._pool.release(server)
         status = _read_all(status_r)
         violations = guard.check()
 
         trailer = parse_trailer(status)
-        rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
+        rc = job.returncode if job.returncode is not None else -signal.SIGKILL
         sig: int | None = None
         if timed_out:
             code, sig = TIMEOUT_EXIT, signal.SIGKILL
@@ -172,7 +180,7 @@ class Sandbox:
             code = trailer[0]
         elif rc < 0:
             code, sig = 128 - rc, -rc
-        elif tier is Tier.BWRAP and 128 < rc <= 128 + 64:  # bwrap reports a signal as 128+N
+        elif job.signal_in_code and 128 < rc <= 128 + 64:  # bwrap reports a signal as 128+N
             code, sig = rc, rc - 128
         else:
             code = rc
@@ -207,20 +215,112 @@ class Sandbox:
             out.append(p)
         return tuple(out)
 
-    def _spawn(self, tier: Tier, policy: Policy, program: list[str], cwd: Path, tmp: Path,
-               home: Path, env: dict[str, str], status_w: int, kw: dict) -> subprocess.Popen[bytes]:
+    def _start(self, tier: Tier, policy: Policy, command: str, cwd: Path, tmp: Path, home: Path,
+               env: dict[str, str], notes: list[str]) -> tuple[Job, int, Server | None]:
+        """The running command, the read end of its status pipe, and the server it borrowed."""
+        bash = self._probe.bash
         if tier is Tier.BWRAP:
-            seccomp_r, seccomp_w = os.pipe()
+            visible = [home, cwd] + [Path(d) for d in env.get("PATH", "").split(":")
+                                     if d.startswith("/")]
+            mounts = mount_args(policy, tmpdir=tmp, visible=visible)
+            if self.prespawn and self.prespawn_error is None:
+                started = self._start_prespawned(policy, mounts, command, cwd, env, notes)
+                if started is not None:
+                    return started
+        status_r, status_w = os.pipe()
+        program = [bash, "--noprofile", "--norc", "-c", wrap(command, status_w, policy.limits)]
+        kw = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                  env=env, close_fds=True, start_new_session=True)
+        info_r = -1
+        try:
+            if tier is Tier.BWRAP:
+                info_r, info_w = os.pipe()
+                try:
+                    proc = self._spawn_bwrap(policy, mounts, program, cwd, (status_w, info_w), kw)
+                finally:
+                    os.close(info_w)
+            else:
+                proc = self._spawn_unshared(tier, policy, program, cwd, tmp, status_w, kw)
+        except Exception:
+            os.close(status_r)
+            if info_r >= 0:
+                os.close(info_r)
+            raise
+        finally:
+            os.close(status_w)
+        return ProcJob(proc, namespaced=tier is Tier.BWRAP, info_fd=info_r), status_r, None
+
+    def _start_prespawned(self, policy: Policy, mounts: list[str], command: str, cwd: Path,
+                          env: dict[str, str], notes: list[str]) -> tuple[Job, int, Server] | None:
+        """Fork the command in a pre-spawned sandbox with exactly these mounts; None: the
+        pre-spawned path is unusable here (reason kept in ``prespawn_error``; run fresh)."""
+        python = self._server_python()
+        if python is None:
+            self.prespawn_error = "no Python interpreter visible inside the sandbox for its server"
+            notes.append(f"pre-spawned sandbox unavailable: {self.prespawn_error}")
+            return None
+        base = namespace_args(self._probe.bwrap or "bwrap", policy) + mounts
+        key = (tuple(base), mount_identity(mounts), python)
+        program = [self._probe.bash, "--noprofile", "--norc", "-c",
+                   wrap(command, STATUS_FD, policy.limits)]
+        for _ in range(2):  # an idle server may have died since its last command: one retry
             try:
-                os.write(seccomp_w, filter_bytes(policy.network))
-                os.close(seccomp_w)
-                visible = [home, cwd] + [Path(d) for d in env.get("PATH", "").split(":")
-                                         if d.startswith("/")]
-                argv = build_argv(self._probe.bwrap or "bwrap", policy, cwd=cwd, tmpdir=tmp,
-                                  seccomp_fd=seccomp_r, program=program, visible=visible)
-                return subprocess.Popen(argv, cwd="/", pass_fds=(status_w, seccomp_r), **kw)
-            finally:
-                os.close(seccomp_r)
+                server, new = self._pool.acquire(
+                    key, lambda: Server(key, base, python, policy.network))
+            except (ServerError, OSError) as exc:
+                self.prespawn_error = str(exc)
+                notes.append(f"pre-spawned sandbox unavailable, ran a fresh one: {exc}")
+                return None
+            try:
+                out_r, err_r, status_r, rc = server.spawn(cwd, program, env)
+            except ServerError as exc:  # not accepted: nothing ran, it may run elsewhere
+                self._pool.release(server)
+                if new:
+                    notes.append(f"pre-spawned sandbox failed, ran a fresh one: {exc}")
+                    return None
+                continue
+            except OSError as exc:  # chdir/exec refused inside: a fresh bwrap reports it its way
+                self._pool.release(server)
+                notes.append(f"pre-spawned sandbox could not start the command ({exc}); "
+                             "ran a fresh one")
+                return None
+            except BaseException:
+                self._pool.release(server)
+                raise
+            if rc is not None:
+                notes.append("the pre-spawned sandbox died while starting the command")
+            return ServerJob(server, out_r, err_r, rc), status_r, server
+        return None
+
+    def _server_python(self) -> str | None:
+        """An interpreter the sandbox can see: not under the replaced /tmp, not masked."""
+        if self._python is None:
+            self._python = ""
+            masked = ("/tmp",)
+            for exe, prefix in ((sys.executable, sys.base_prefix), ("/usr/bin/python3", "/usr")):
+                real = os.path.realpath(exe) if exe else ""
+                if real and os.access(real, os.X_OK) and not any(
+                        _within(p, m) for p in (real, os.path.realpath(prefix)) for m in masked):
+                    self._python = real
+                    break
+        return self._python or None
+
+    def _spawn_bwrap(self, policy: Policy, mounts: list[str], program: list[str], cwd: Path,
+                     fds: tuple[int, int], kw: dict) -> subprocess.Popen[bytes]:
+        """``fds``: the status pipe's write end (passed through) and bwrap's info fd."""
+        seccomp_r, seccomp_w = os.pipe()
+        try:
+            os.write(seccomp_w, filter_bytes(policy.network))
+            os.close(seccomp_w)
+            argv = (namespace_args(self._probe.bwrap or "bwrap", policy) + mounts
+                    + ["--info-fd", str(fds[1]), "--seccomp", str(seccomp_r),
+                       "--chdir", str(cwd), "--", *program])
+            return subprocess.Popen(argv, cwd="/", pass_fds=(*fds, seccomp_r), **kw)
+        finally:
+            os.close(seccomp_r)
+
+    def _spawn_unshared(self, tier: Tier, policy: Policy, program: list[str], cwd: Path,
+                        tmp: Path, status_w: int, kw: dict) -> subprocess.Popen[bytes]:
         reaper.enable()
         if tier is Tier.LANDLOCK:
             from .spawner import spawner_for
@@ -230,89 +330,6 @@ class Sandbox:
             return spawner_for(writable, hidden, policy.network).popen(
                 program, cwd=cwd, pass_fds=(status_w,), **kw)
         return subprocess.Popen(program, cwd=cwd, pass_fds=(status_w,), **kw)
-
-    def _pump(self, proc: subprocess.Popen[bytes], tier: Tier, lim: Limits, start: float,
-              born: int) -> tuple[HeadTail, HeadTail, bool, bool]:
-        """Read both pipes until the command is done; enforce timeout and output cap."""
-        assert proc.stdout is not None and proc.stderr is not None
-        out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-        bufs = {out_fd: HeadTail(lim.output_head, lim.output_tail),
-                err_fd: HeadTail(lim.output_head, lim.output_tail)}
-        sel = selectors.DefaultSelector()
-        for fd in bufs:
-            os.set_blocking(fd, False)
-            sel.register(fd, selectors.EVENT_READ)
-        pidfd = -1
-        with contextlib.suppress(OSError, AttributeError):
-            pidfd = os.pidfd_open(proc.pid)
-            sel.register(pidfd, selectors.EVENT_READ)
-        open_fds = set(bufs)
-        deadline = start + lim.timeout
-        exited = timed_out = over = False
-        drain_end: float | None = None
-        total = 0
-
-        def kill_tree() -> None:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                proc.kill()
-            if tier is not Tier.BWRAP:  # bwrap: the PID namespace dies with its init
-                reaper.sweep(proc.pid, born)
-            proc.wait()
-
-        try:
-            while True:
-                now = time.monotonic()
-                if not exited and proc.poll() is not None:
-                    exited = True
-                if exited:
-                    if drain_end is None:
-                        if tier is not Tier.BWRAP:  # background jobs die with the command
-                            reaper.sweep(proc.pid, born)
-                        drain_end = now + lim.drain
-                    if not open_fds or now >= drain_end:
-                        break
-                    wait = drain_end - now
-                else:
-                    if now >= deadline:
-                        timed_out = True
-                        kill_tree()
-                        exited = True
-                        continue
-                    wait = deadline - now if pidfd >= 0 else min(deadline - now, 0.02)
-                for key, _ in sel.select(max(wait, 0)):
-                    fd = key.fd
-                    if fd == pidfd:
-                        sel.unregister(pidfd)
-                        proc.wait()
-                        exited = True
-                        continue
-                    try:
-                        data = os.read(fd, 65536)
-                    except BlockingIOError:
-                        continue
-                    except OSError:
-                        data = b""
-                    if not data:
-                        sel.unregister(fd)
-                        open_fds.discard(fd)
-                        continue
-                    bufs[fd].feed(data)
-                    total += len(data)
-                    if total > lim.output_hard and not over:
-                        over = True
-                        kill_tree()
-                        exited = True
-        finally:
-            sel.close()
-            if pidfd >= 0:
-                os.close(pidfd)
-            for stream in (proc.stdout, proc.stderr):
-                stream.close()
-            if proc.poll() is None:  # only on an exception above
-                kill_tree()
-        return bufs[out_fd], bufs[err_fd], timed_out, over
 
 
 def _read_all(fd: int, limit: int = 1 << 16) -> bytes:

@@ -1,7 +1,8 @@
 """BashTool: the drop-in bash tool — the gate decides, the sandbox runs, the cwd persists.
 
 Each call is a fresh ``bash -c`` in the restricted subprocess (no long-lived shell: every
-command gets its own decision and its own confinement); ``cd`` persists because the sandbox
+command gets its own decision and its own confinement; under bwrap the bash is forked inside a
+pre-spawned sandbox with the same mounts a fresh one would get); ``cd`` persists because the sandbox
 reports the final cwd through a trailer and the next call starts there. When that cwd is inside
 a worktree of the same repository, the worktree becomes the workspace for the gate's path
 checks and for the sandbox's writable roots; the original workspace stays writable and the
@@ -83,7 +84,7 @@ def _sandbox_from(spec: Sandbox | str | bool | None, settings: SandboxSettings) 
     if spec is False or spec in ("off", "none") or (spec is None and not settings.enabled):
         return Sandbox(Tier.NONE)
     tier = spec if isinstance(spec, str) else settings.tier
-    return Sandbox(None if tier in (None, "auto") else tier)
+    return Sandbox(None if tier in (None, "auto") else tier, prespawn=settings.prespawn)
 
 
 class BashTool:
@@ -93,10 +94,12 @@ class BashTool:
     an ask is not run and comes back with ``decision="ask"``. ``engine`` replaces the engine
     built from the config files. ``sandbox``: a :class:`Sandbox`, a tier name (``"auto"``,
     ``"bwrap"``, ``"landlock"``), or ``False``/``"off"`` to disable it explicitly — it is on in
-    every mode, trust included, otherwise. When no tier works here the engine is told so and
-    gets stricter (trust then asks for exec); an explicit opt-out is the user's own call and
-    keeps the mode as it is. Raises ``ValueError`` for a bad config or mode and
-    ``SandboxUnavailable`` for an explicitly requested tier that does not work here.
+    every mode, trust included, otherwise. Under bwrap, commands run in pre-spawned sandboxes
+    (``[sandbox] prespawn = false``: a fresh one per command); :meth:`close` stops them. When
+    no tier works here the engine is told so and gets stricter (trust then asks for exec); an
+    explicit opt-out is the user's own call and keeps the mode as it is. Raises ``ValueError``
+    for a bad config or mode and ``SandboxUnavailable`` for an explicitly requested tier that
+    does not work here.
     """
 
     name = "bash"
@@ -148,7 +151,8 @@ class BashTool:
         return self.sandbox.tier is not Tier.NONE or self.sandbox.disabled
 
     def close(self) -> None:
-        """Remove the sandbox's private tmp directory."""
+        """Stop the pre-spawned sandboxes and remove the private tmp directory (a later
+        :meth:`run` starts afresh). Also done when the tool is garbage-collected or at exit."""
         self.sandbox.close()
 
     def __enter__(self) -> BashTool:

@@ -5,6 +5,8 @@
     [sandbox]
     enabled = true              # false: run unconfined (reported as sandbox "none")
     tier = "auto"               # auto | bwrap | landlock | none
+    prespawn = true             # bwrap: long-lived sandboxes, one per filesystem view (fast);
+                                # false: a fresh bwrap per command
     timeout = 120               # seconds per command
     writable = ["../shared"]    # more writable roots (relative to the workspace)
     readonly = []               # more paths re-bound read-only inside writable roots
@@ -39,6 +41,7 @@ _INTS = ("output_head", "output_tail", "output_hard", "open_files", "file_size",
 class SandboxSettings:
     enabled: bool = True
     tier: str = "auto"
+    prespawn: bool = True
     timeout: float = 120.0
     writable: tuple[str, ...] = ()
     readonly: tuple[str, ...] = ()
@@ -64,8 +67,8 @@ def parse_section(section: Mapping[str, Any] | None) -> SandboxSettings:
         raise ValueError("[sandbox] must be a table")
     lim = s.limits
     for key, value in section.items():
-        if key == "enabled":
-            s = replace(s, enabled=_bool(key, value))
+        if key in ("enabled", "prespawn"):
+            s = replace(s, **{key: _bool(key, value)})
         elif key == "tier":
             if value not in TIERS:
                 raise ValueError(f"[sandbox] tier must be one of {', '.join(TIERS)}, not {value!r}")

@@ -11,6 +11,10 @@ nothing is read-only because a deny-list missed it.
 prefixes of long options (an ambiguous or unknown prefix is refused), ``--`` ending the
 options, and permutation (flags after operands) unless the command stops at its first operand.
 
+An abbreviation is resolved (so an abbreviated unsafe flag is refused with its reason) but never
+accepted, even of a safe flag: the sensitive-path scanner, the destructive warnings and the
+user's rules match options by their full names.
+
 Words bash may still change — an unquoted expansion that can split, a glob or brace expansion
 that may produce a word starting with ``-`` — are *wild*: they may become any flag. A command
 accepts wild words only when it has no unsafe flag at all (``wild_ok``).
@@ -303,9 +307,17 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False) ->
 
 
 def _operand_count(cmd: Command, p: Parsed) -> None:
-    if cmd.max_operands is not None and len(p.operands) > cmd.max_operands:
+    if cmd.max_operands is None:
+        return
+    if len(p.operands) > cmd.max_operands:
         extra = p.operands[cmd.max_operands]
         p.findings.append(Finding(f"{cmd.name} {cmd.extra_operand}", extra.span, "readonly.operand"))
+        return
+    for w in p.operands:
+        if may_split(w):  # `uniq *.txt`: the glob may name two files, the second an output
+            p.findings.append(Finding(f"{w.text!r} may expand to several operands; {cmd.name} "
+                                      f"{cmd.extra_operand}", w.span, "readonly.operand"))
+            return
 
 
 def _values(cmd: Command, p: Parsed, flag: Flag, spelled: str, args: Sequence[Word], i: int,
@@ -366,6 +378,11 @@ def _long(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int
                                   w.span, "readonly.unknown_flag"))
         return i
     spelled = "--" + body
+    if spelled not in flag.names and cmd.unsafe.get(flag) is None:
+        # getopt would accept it, but the other analyses (sensitive paths, warnings, user rules)
+        # match options by their full names: `grep --dereference-re` must not slip past them.
+        p.findings.append(Finding(f"{cmd.name}: {spelled} abbreviates {flag.long}; spell options in full",
+                                  w.span, "readonly.abbreviation"))
     if not flag.has_value:
         if eq:
             p.findings.append(Finding(f"{cmd.name} {spelled} does not take a value", w.span,

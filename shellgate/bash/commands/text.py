@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild
+from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild, may_split
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -33,7 +33,7 @@ TAIL = Command("tail", numeric=True, safe=[
     Flag("-q", "--quiet", "--silent"), Flag("--retry"), Flag("-s", "--sleep-interval", takes=V),
     Flag("-v", "--verbose"), ZERO, *HELP])
 
-WC = Command("wc", reads=False, safe=[
+WC = Command("wc", safe=[
     Flag("-c", "--bytes"), Flag("-m", "--chars"), Flag("-l", "--lines"),
     Flag("--files0-from", takes=P), Flag("-L", "--max-line-length"), Flag("-w", "--words"),
     Flag("--total", takes=V), *HELP])
@@ -158,7 +158,7 @@ _SUM = [Flag("-b", "--binary"), Flag("-c", "--check"), Flag("--tag"), Flag("--un
         Flag("-t", "--text"), ZERO, Flag("--ignore-missing"), Flag("--quiet"), Flag("--status"),
         Flag("--strict"), Flag("-w", "--warn"), Flag("-l", "--length", takes=V),
         Flag("-a", "--algorithm", takes=V), Flag("--base64"), Flag("--raw"), Flag("--debug"), *HELP]
-SUMS = tuple(Command(n, safe=_SUM, reads=False) for n in (
+SUMS = tuple(Command(n, safe=_SUM) for n in (
     "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum"))
 
 CMP = Command("cmp", max_operands=4, safe=[
@@ -178,10 +178,11 @@ def _xxd(p: Parsed, call: Call) -> Iterable[Finding]:
     while i < len(args):
         w = args[i]
         i += 1
-        if is_wild(w):
+        if is_wild(w) or may_split(w):
             return [Finding(f"xxd argument {w.text!r} may expand to several words (a second one is "
                             "an output file)", w.span, "readonly.wild")]
-        if w.static and w.text.startswith("-") and w.text != "-":
+        # options come before the input file: after it, `-l` is the name of the output file
+        if not operands and w.static and w.text.startswith("-") and w.text != "-":
             if w.text in _XXD_VALUE:
                 i += 1
             continue

@@ -1,0 +1,235 @@
+"""A started command as the output pump sees it, and the pump itself.
+
+Two kinds: a :class:`ProcJob` is a process we spawned (a fresh bwrap, or bash under Landlock
+or unconfined); a :class:`ServerJob` is a command forked by a pre-spawned sandbox's server.
+They differ in how exit is noticed (a pidfd vs the server's report) and how the tree is
+killed (PID-namespace teardown or subreaper sweep vs a sweep of the shared namespace); the
+pump — timeout, output cap, drain — is the same for both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+
+from . import reaper
+from .output import HeadTail
+from .policy import Limits
+from .prespawn import SWEEP_TIMEOUT, Server
+
+
+class Job:
+    out_fd: int
+    err_fd: int
+    signal_in_code = False  # a fresh bwrap reports a signal as exit code 128+N
+
+    @property
+    def returncode(self) -> int | None:
+        """``Popen.returncode`` semantics: negative for a signal; None while running."""
+        raise NotImplementedError
+
+    def exit_fd(self) -> int:
+        """An fd that becomes readable when the command may have exited (-1: poll)."""
+        raise NotImplementedError
+
+    def on_exit_fd(self) -> None:
+        raise NotImplementedError
+
+    def kill_tree(self) -> None:
+        """Kill the command and everything it started; afterwards ``returncode`` is set."""
+        raise NotImplementedError
+
+    def reap_background(self) -> None:
+        """After a normal exit: background jobs do not outlive the command."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class ProcJob(Job):
+    """A process we spawned; ``namespaced``: its tree dies with it (bwrap's PID namespace).
+    ``info_fd``: the read end of bwrap's ``--info-fd``, to reap its init (see :meth:`close`)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], namespaced: bool, info_fd: int = -1) -> None:
+        assert proc.stdout is not None and proc.stderr is not None
+        self.proc = proc
+        self.info_fd = info_fd
+        self.namespaced = self.signal_in_code = namespaced
+        self.out_fd, self.err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+        self.born = 0 if namespaced else reaper.birth(proc.pid)
+        reaper.register(proc.pid)
+        self._pidfd = -1
+        with contextlib.suppress(OSError, AttributeError):
+            self._pidfd = os.pidfd_open(proc.pid)
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.poll()
+
+    def exit_fd(self) -> int:
+        return self._pidfd
+
+    def on_exit_fd(self) -> None:
+        self.proc.wait()
+
+    def kill_tree(self) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        if not self.namespaced:  # bwrap: the PID namespace dies with its init
+            reaper.sweep(self.proc.pid, self.born)
+        self.proc.wait()
+
+    def reap_background(self) -> None:
+        if not self.namespaced:
+            reaper.sweep(self.proc.pid, self.born)
+
+    def close(self) -> None:
+        try:
+            if self.proc.poll() is None:  # only after an exception in the pump
+                self.kill_tree()
+        finally:
+            reaper.unregister(self.proc.pid)
+            if self._pidfd >= 0:
+                os.close(self._pidfd)
+            for stream in (self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    stream.close()
+            if self.info_fd >= 0:
+                self._reap_init()
+
+    def _reap_init(self) -> None:
+        try:
+            raw = b""
+            os.set_blocking(self.info_fd, False)
+            with contextlib.suppress(OSError):
+                raw = os.read(self.info_fd, 4096)  # bwrap has exited: all of it is there
+        finally:
+            os.close(self.info_fd)
+            self.info_fd = -1
+        reaper.reap_bwrap_init(raw)
+
+
+class ServerJob(Job):
+    """A command forked by a pre-spawned sandbox's server. Whatever goes wrong with the server
+    (no report, a sweep that does not converge) ends in tearing the whole sandbox down."""
+
+    def __init__(self, server: Server, out_fd: int, err_fd: int, rc: int | None = None) -> None:
+        """``rc``: already known (the server died right after accepting the command)."""
+        self.server = server
+        self.out_fd, self.err_fd = out_fd, err_fd
+        self._rc = rc
+
+    @property
+    def returncode(self) -> int | None:
+        return self._rc
+
+    def exit_fd(self) -> int:
+        return self.server.sock.fileno() if self._rc is None else -1
+
+    def on_exit_fd(self) -> None:
+        rc = self.server.exit_status(0.5)
+        self._rc = -signal.SIGKILL if rc is None else rc
+        if rc is None:
+            self.server.close()
+
+    def kill_tree(self) -> None:
+        if self._rc is None:
+            if self.server.sweep():
+                self._rc = self.server.exit_status(SWEEP_TIMEOUT)
+            if self._rc is None:  # a stopped or wedged server: drop the whole sandbox
+                self.server.close()
+                self._rc = -signal.SIGKILL
+        elif not self.server.sweep():
+            self.server.close()
+
+    def reap_background(self) -> None:
+        if not self.server.alive() or not self.server.sweep():
+            self.server.close()
+
+    def close(self) -> None:
+        try:
+            if self._rc is None:
+                self.kill_tree()
+        finally:
+            for fd in (self.out_fd, self.err_fd):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool, bool]:
+    """Read both pipes until the command is done; enforce timeout and output cap.
+    Returns (stdout, stderr, timed out, output over the hard cap)."""
+    bufs = {job.out_fd: HeadTail(lim.output_head, lim.output_tail),
+            job.err_fd: HeadTail(lim.output_head, lim.output_tail)}
+    sel = selectors.DefaultSelector()
+    for fd in bufs:
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    exit_fd = job.exit_fd()
+    if exit_fd >= 0:
+        sel.register(exit_fd, selectors.EVENT_READ)
+    open_fds = set(bufs)
+    deadline = start + lim.timeout
+    exited = timed_out = over = False
+    drain_end: float | None = None
+    total = 0
+    try:
+        while True:
+            now = time.monotonic()
+            if not exited and job.returncode is not None:
+                exited = True
+            if exited:
+                if drain_end is None:
+                    job.reap_background()
+                    drain_end = now + lim.drain
+                if not open_fds or now >= drain_end:
+                    break
+                wait = drain_end - now
+            else:
+                if now >= deadline:
+                    timed_out = True
+                    _kill(job, sel, exit_fd)
+                    exited = True
+                    continue
+                wait = deadline - now if exit_fd >= 0 else min(deadline - now, 0.02)
+            for key, _ in sel.select(max(wait, 0)):
+                fd = key.fd
+                if fd == exit_fd:
+                    sel.unregister(exit_fd)
+                    if job.returncode is None:
+                        job.on_exit_fd()
+                    exited = True
+                    continue
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    sel.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                bufs[fd].feed(data)
+                total += len(data)
+                if total > lim.output_hard and not over:
+                    over = True
+                    _kill(job, sel, exit_fd)
+                    exited = True
+    finally:
+        sel.close()
+    return bufs[job.out_fd], bufs[job.err_fd], timed_out, over
+
+
+def _kill(job: Job, sel: selectors.BaseSelector, exit_fd: int) -> None:
+    """Kill the tree; its exit is known afterwards, so stop watching for it."""
+    if exit_fd >= 0 and exit_fd in sel.get_map():
+        sel.unregister(exit_fd)
+    job.kill_tree()
