@@ -679,9 +679,13 @@ class _Scanner:
                 break
             if test and c in "<>":
                 break
-            if c == "\\" and src.startswith("\n", k + 1) and (k + 2 >= n or src[k + 2] in _META):
-                self.base[k] = self.base[k + 1] = " "  # a line continuation ends the word
-                break
+            if c == "\\" and src.startswith("\n", k + 1):
+                if k + 2 >= n or src[k + 2] in _META:
+                    self.base[k] = self.base[k + 1] = " "  # a line continuation ends the word
+                    break
+                self.base[k] = self.base[k + 1] = MASK  # ... or joins its two halves
+                k += 2
+                continue
             k = self.word_char(k, False)
         if k == i:
             raise LexError(f"unexpected '{src[i]}'", i)

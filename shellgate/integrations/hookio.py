@@ -272,7 +272,8 @@ def approve_hint(call: Call) -> str:
         shown = shlex.quote(cmd if len(cmd) <= 120 else cmd[:117] + "...")
         return ("This agent cannot ask from a hook, so it was blocked. To approve it, the user "
                 f"can run it once with `shellgate run -- {shown}` (answer \"always\" to remember "
-                "it), add an allow rule to .shellgate/config.toml, or give the hook a more "
+                "it), store an approval with `shellgate approvals add '<prefix> *'`, add an allow "
+                "rule to ~/.config/shellgate/config.toml, or give the hook a more "
                 f"permissive mode (`shellgate hook {call.agent} --mode accept-edits`).")
     return ("This agent cannot ask from a hook, so it was blocked. The user can make this change "
             "themselves, or give the hook a more permissive mode "
