@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,23 +78,32 @@ def in_process(cmds: list[str]) -> None:
 
 
 def startup(runs: int) -> None:
+    """Fresh interpreters, twice: with bytecode cached (as after a normal install; the cache
+    goes to a temporary PYTHONPYCACHEPREFIX) and compiling our modules from source (as with
+    PYTHONDONTWRITEBYTECODE=1 and an editable install)."""
     progs = {
         "python -c pass": "pass",
         "import bashlex": "import bashlex",
         "import parser + parse": "from shellgate.bash.parser import parse; parse('ls -la | wc -l')",
     }
-    med: dict[str, float] = {}
-    for name, code in progs.items():
-        ts = []
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-            ts.append((time.perf_counter() - t0) * 1e3)
-        med[name] = statistics.median(ts)
-    base = med["python -c pass"]
-    print(f"start-up, median of {runs} fresh interpreters:")
-    for name, m in med.items():
-        print(f"  {name:24} {m:7.1f} ms   {m / base:.2f}x python -c pass")
+    with tempfile.TemporaryDirectory() as cache:
+        cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        cached["PYTHONPYCACHEPREFIX"] = cache
+        nocache = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        for label, env in (("bytecode cached", cached), ("no bytecode cache", nocache)):
+            med: dict[str, float] = {}
+            for name, code in progs.items():
+                subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)
+                ts = []
+                for _ in range(runs):
+                    t0 = time.perf_counter()
+                    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)
+                    ts.append((time.perf_counter() - t0) * 1e3)
+                med[name] = statistics.median(ts)
+            base = med["python -c pass"]
+            print(f"start-up, {label}, median of {runs} fresh interpreters:")
+            for name, m in med.items():
+                print(f"  {name:24} {m:7.1f} ms   {m / base:.2f}x python -c pass")
 
 
 def check(cmds: list[str]) -> int:

@@ -15,6 +15,7 @@ from .check import Gate, Verdict
 
 DECISION_EXIT = {"allow": 0, "ask": 3, "deny": 4}
 _CHUNK = 64
+_WINDOW_CHUNKS = 4     # per worker: chunks in flight before reading more input
 
 
 def make_gate(mode: str | None, cwd: str | None, config: str | None, plan: bool) -> Gate:
@@ -72,10 +73,29 @@ def check_lines(lines: Iterable[str], *, mode: str | None, cwd: str | None, conf
         yield from map(_check_line, lines)
         return
     import multiprocessing as mp
+    import threading
+
+    # Pool.imap keeps every finished result until it is read: when the output is slower than
+    # the workers, memory would grow with the input. A window of lines in flight bounds it
+    # (at least one chunk, or the feeder could wait for its own unsent chunk).
+    window = threading.BoundedSemaphore(max(_CHUNK, jobs * _CHUNK * _WINDOW_CHUNKS))
+    stop = threading.Event()
+
+    def fed() -> Iterator[str]:
+        for line in lines:
+            while not window.acquire(timeout=0.1):
+                if stop.is_set():  # the consumer is gone: let the pool shut down
+                    return
+            yield line
 
     ctx = mp.get_context("forkserver")
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(mode, cwd, config, plan)) as pool:
-        yield from pool.imap(_check_line, lines, chunksize=_CHUNK)
+        try:
+            for result in pool.imap(_check_line, fed(), chunksize=_CHUNK):
+                window.release()
+                yield result
+        finally:
+            stop.set()  # before the pool's exit joins the feeder thread
 
 
 def run_batch(src: IO[str], out: IO[str], *, mode: str | None, cwd: str | None,

@@ -43,7 +43,7 @@ def test_console_script_decisions_and_exit_codes(tmp_path, cmd, mode, decision, 
     got = _run(["check", "--json", "--mode", mode, cmd], tmp_path)
     assert got.returncode == code, got.stderr
     out = json.loads(got.stdout)
-    assert KEYS <= out.keys()
+    assert out.keys() >= KEYS
     assert out["decision"] == decision
     human = _run(["check", "--mode", mode, cmd], tmp_path)
     assert human.returncode == code

@@ -109,7 +109,7 @@ def test_a_replaced_protected_file_gets_a_new_sandbox(sb: Sandbox, world, monkey
     attack = "cat ~/.netrc; echo '[core] hooksPath = /tmp' >> .git/config && echo WROTE"
     for checked in (False, True):   # without the identity check first: the hole is real
         if not checked:
-            monkeypatch.setattr(runner, "mount_identity", lambda mounts: ())
+            monkeypatch.setattr(runner, "mount_identity", lambda mounts, disk=None: ())
         else:
             monkeypatch.undo()
         sb.close()
@@ -262,3 +262,29 @@ def test_a_long_command_and_odd_bytes_reach_bash_intact(sb: Sandbox, world) -> N
     r = sb.run(f": {blob}; printf '%s|' {shlex.quote('a b')} $'\\t' é; echo ${{#PWD}}",
                _policy(world))
     assert r.stdout == f"a b|\t|é|{len(str(world['ws']))}\n", r
+
+
+_FORK = """
+import os, sys
+from pathlib import Path
+from shellgate.sandbox import Sandbox, build_policy, prespawn
+sb = Sandbox("bwrap")
+pol = build_policy(Path(sys.argv[1]))
+parent = sb.run("echo $PPID", pol).stdout
+pid = os.fork()
+if pid == 0:   # the child must not use (or kill) its parent's sandbox: it starts its own
+    r = sb.run("echo child", pol)
+    ok = r.stdout == "child\\n" and len(prespawn.live_servers()) == 1
+    sb.close()
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+again = sb.run("echo $PPID", pol).stdout
+print(os.waitstatus_to_exitcode(status), parent == again, len(prespawn.live_servers()))
+sb.close()
+"""
+
+
+def test_a_forked_child_gets_its_own_sandbox(sb: Sandbox, world) -> None:
+    p = subprocess.run([sys.executable, "-c", _FORK, str(world["ws"])], capture_output=True,
+                       text=True, timeout=120)
+    assert p.stdout.split() == ["0", "True", "1"], p.stderr

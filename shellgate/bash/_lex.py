@@ -43,6 +43,10 @@ _REDIR_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<&", "<>", "<", ">>", ">&", ">|"
 _CASE_STOPS = (";;&", ";;", ";&")
 _NOT_NL = re.compile(r"[^\n]")
 _SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+_CONTINUED = re.compile(r"(?:[^ \t\n;&|<>()\"'`$\\]|\\\n)+")
+_ALL_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
+                           "while", "until", "do", "done", "in", "function", "time", "coproc",
+                           "{", "}", "!", "[[", "]]"})
 _DQ_RUN = re.compile(r'[^"\\$`]+')
 _HEREDOC_RUN = re.compile(r"[^\\$`]+")
 _ANSI_BODY = re.compile(r"(?:[^'\\]|\\.)*'", re.S)
@@ -448,7 +452,15 @@ class _Scanner:
         j = i
         while j < n and src[j] not in _META and src[j] not in "\"'`$\\":
             j += 1
-        if j < n and src[j] not in _META:
+        if src.startswith("\\\n", j):
+            if j + 2 >= n or src[j + 2] in _META:
+                self.base[j] = self.base[j + 1] = " "  # `do\⏎ cmd`: the word ends here
+            else:
+                m = _CONTINUED.match(src, i)
+                if m and m.group().replace("\\\n", "") in _ALL_RESERVED:
+                    raise LexError("reserved word split by a line continuation", i)
+                return None
+        elif j < n and src[j] not in _META:
             return None  # quoted or expanded: not a reserved word
         if src.startswith(("<(", ">("), j):
             return None  # `fi<(x)`: a process substitution continues the word
@@ -499,7 +511,7 @@ class _Scanner:
             return "open", self.coproc_head(i, j)
         if w == "function":
             k = self.skip_blanks(j)
-            m = re.compile(r"[^\s;&|<>()'\"`$\\]+").match(src, k)
+            m = re.compile(r"[^ \t\n;&|<>()'\"`$\\]+").match(src, k)
             if not m:
                 raise LexError("bad function name", k)
             self.words.append((k, m.end()))
@@ -949,7 +961,7 @@ def _odd_backslashes(src: str, end: int) -> bool:
 
 
 def _peek_word(src: str, k: int) -> str:
-    m = re.compile(r"[^\s;&|<>()]+").match(src, k)
+    m = re.compile(r"[^ \t\n;&|<>()]+").match(src, k)
     return m.group(0) if m else ""
 
 

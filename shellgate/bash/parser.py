@@ -1,6 +1,17 @@
-"""Parse a bash command string into the IR: bashlex for the structure, our own lexer for
-everything bashlex gets wrong (``_lex.py``), our own word decoder (``_decode.py``), and the
-walker (``walk.py``) for the flat list of every command bash would run.
+"""Parse a bash command string into the IR.
+
+Pipeline: ``_lex.py`` reads the text once with bash's lexical rules (quotes, here-docs,
+substitutions, ``[[ ]]``, ``(( ))``, ``case``, arrays …) and masks what bashlex cannot parse,
+offsets unchanged; the structure of each region then comes from ``_fast.py`` (plain lists
+and pipelines, most real commands) or bashlex (``_bashlex.py`` loads it with prebuilt
+tables); ``walk.py`` turns it into the flat list of every command bash would run, decoding
+each word from the original text (``_decode.py``) and unwrapping wrappers
+(``commands/wrappers.py``). The walker cross-checks that the lexer and the parser saw the
+same words and reached every substitution, so a disagreement fails instead of hiding a
+command.
+
+Limits: ``MAX_SOURCE`` characters, ``_lex.MAX_TOKENS`` words and operators,
+``_lex.MAX_DEPTH`` nesting levels, ``walk.MAX_SCRIPT_DEPTH`` re-parsed scripts.
 
 :func:`parse` never raises. Whatever it cannot read exactly — bash syntax errors, constructs
 it does not support, inputs over the limits, NUL bytes, invalid UTF-8 — comes back as a

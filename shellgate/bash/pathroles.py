@@ -43,6 +43,12 @@ class CmdPaths:
     walk_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
     default_dot: bool = False                   # recursive with no path operand means `.` (grep -r)
     second_writes: bool = False                 # a second operand is an output file (uniq, xxd)
+    # Options known exactly to take no value. Any other option word (unknown, an abbreviated
+    # long option, an unmodelled one) makes the parse inexact: from there on every word gets the
+    # conservative role (see pathscan._parse_opts), since `--random-sour -T X` may make X an input.
+    flags: frozenset[str] = frozenset()
+    unsure_opts: frozenset[str] = frozenset()   # the value is a path used in ways not modelled (sort -T)
+    inert: bool = False                         # no option of the command opens a file (ls, echo)
 
 
 def _fs(*names: str) -> frozenset[str]:
@@ -51,17 +57,28 @@ def _fs(*names: str) -> frozenset[str]:
 
 _NONE = CmdPaths(Role.NONE)
 _META = CmdPaths(Role.META)
+_NONE_INERT = CmdPaths(Role.NONE, inert=True)
+_META_INERT = CmdPaths(Role.META, inert=True)
 _READ = CmdPaths(Role.READ)
-_WRITE = CmdPaths(Role.WRITE)
+_WRITE = CmdPaths(Role.WRITE, flags=frozenset(f"-{c}" for c in "firRvdIpPuzn"))  # rm -rf, mkdir -p
 _RW = CmdPaths(Role.RW)
 
+# an option's value is seen as the flag "opt=value" (`grep -d recurse` is `grep -r`)
+_GREP_RECURSE = _fs("-r", "-R", "--recursive", "--dereference-recursive", "-d=recurse",
+                    "--directories=recurse")
 _GREP = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
                  data_opts=_fs("-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--context",
                                "--include", "--exclude", "--exclude-dir", "--label", "--color",
-                               "--colour", "-d", "-D"),
+                               "--colour", "-d", "-D", "--directories", "--devices"),
                  read_opts=_fs("-f", "--file", "--exclude-from"),
-                 tree_flags=_fs("-r", "-R", "--recursive", "--dereference-recursive"),
-                 walk_flags=_fs("-r", "-R", "--recursive", "--dereference-recursive"), default_dot=True)
+                 tree_flags=_GREP_RECURSE, walk_flags=_GREP_RECURSE, default_dot=True,
+                 flags=_fs(*(f"-{c}" for c in "EFGPiyvwxcLloqsbHhnTZzaIUrR"), "--ignore-case",
+                           "--no-ignore-case", "--invert-match", "--word-regexp", "--line-regexp",
+                           "--count", "--files-with-matches", "--files-without-match", "--only-matching",
+                           "--quiet", "--silent", "--no-messages", "--byte-offset", "--with-filename",
+                           "--no-filename", "--line-number", "--initial-tab", "--null", "--null-data",
+                           "--text", "--binary", "--extended-regexp", "--fixed-strings", "--basic-regexp",
+                           "--perl-regexp", "--color", "--colour", "--line-buffered", "--no-index"))
 _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
                data_opts=_fs("-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T",
                              "--type-not", "-m", "--max-count", "-A", "-B", "-C", "--context", "-r",
@@ -70,9 +87,29 @@ _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--fi
                read_opts=_fs("-f", "--file", "--ignore-file"), tree=True, default_dot=True,
                # rg and ag skip hidden files unless told otherwise
                walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types"))
+# diff of two directories reads the files they share (-r: whole trees, hidden files too), and -N
+# prints a file missing on one side whole (`diff -N ~ /tmp` prints ~/.netrc).
+_DIFF = CmdPaths(Role.READ, tree=True,
+                 data_opts=_fs("-C", "-U", "--unified", "-W", "--width", "-F", "--label",
+                               "-x", "--exclude", "-S", "--starting-file", "-I", "-D"),
+                 read_opts=_fs("-X", "--exclude-from", "--from-file", "--to-file"),
+                 tree_flags=_fs("-r", "--recursive"), walk_flags=_fs("-r", "--recursive"))
+# git grep reads only tracked files, unless --no-index (the whole tree, ignored files too) or
+# --untracked --no-exclude-standard; git diff --no-index compares two trees whole.
+_GIT_GREP_FILES = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "-f"),
+                           data_opts=_fs("-e", "-m", "--max-count", "-A", "-B", "-C", "--context",
+                                         "--after-context", "--before-context", "--max-depth",
+                                         "--threads", "--color", "--open-files-in-pager", "-O"),
+                           read_opts=_fs("-f"), tree=True, walk=True, default_dot=True,
+                           flags=_fs(*(f"-{c}" for c in "ivwalLnhHcqIEFGPzWo"), "--no-index", "--untracked",
+                                     "--no-exclude-standard", "--exclude-standard", "--ignore-case",
+                                     "--line-number", "--count", "--files-with-matches", "--recurse-submodules"))
 _SED = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--expression", "-f", "--file"),
                 data_opts=_fs("-e", "--expression", "-l", "--line-length"),
-                read_opts=_fs("-f", "--file"), rw_flags=_fs("-i", "--in-place"))
+                read_opts=_fs("-f", "--file"), rw_flags=_fs("-i", "--in-place"),
+                flags=_fs(*(f"-{c}" for c in "nErsuz"), "--quiet", "--silent", "--regexp-extended",
+                          "--separate", "--unbuffered", "--null-data", "--posix", "--debug", "--sandbox",
+                          "--follow-symlinks"))
 _AWK = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--file"),
                 data_opts=_fs("-v", "--assign", "-F", "--field-separator"),
                 read_opts=_fs("-f", "--file"))
@@ -86,21 +123,62 @@ _NODE = CmdPaths(Role.READ, data_opts=_fs("-e", "--eval", "-p", "--print", "-r",
 _PERL = CmdPaths(Role.READ, data_opts=_fs("-e", "-E", "-M", "-m", "-I"),
                  rw_flags=_fs("-i", "-pi", "-pie", "-ni"), code_opts=_fs("-e", "-E"))
 _SHELL = CmdPaths(Role.READ, data_opts=_fs("-c", "-o", "-O", "+O"))
+# -T DIR: temporary files are written there, so its value is an unsure path, not data.
 _SORT = CmdPaths(Role.READ, data_opts=_fs("-k", "--key", "-t", "--field-separator", "-S",
-                                          "--buffer-size", "-T", "--temporary-directory"),
-                 write_opts=_fs("-o", "--output"), read_opts=_fs("--files0-from"))
+                                          "--buffer-size", "--parallel", "--batch-size",
+                                          "--compress-program"),
+                 write_opts=_fs("-o", "--output"), read_opts=_fs("--files0-from", "--random-source"),
+                 unsure_opts=_fs("-T", "--temporary-directory"),
+                 flags=_fs(*(f"-{c}" for c in "bdfgiMhnRrVcCmsuz"), "--ignore-leading-blanks",
+                           "--dictionary-order", "--ignore-case", "--general-numeric-sort",
+                           "--ignore-nonprinting", "--month-sort", "--human-numeric-sort",
+                           "--numeric-sort", "--random-sort", "--reverse", "--version-sort", "--merge",
+                           "--stable", "--unique", "--zero-terminated", "--debug"))
+# du reads exclude patterns and file lists; everything else only looks at sizes.
+_DU = CmdPaths(Role.META, data_opts=_fs("-d", "--max-depth", "-B", "--block-size", "-t", "--threshold",
+                                        "--exclude", "--time", "--time-style"),
+               read_opts=_fs("-X", "--exclude-from", "--files0-from"),
+               flags=_fs(*(f"-{c}" for c in "0abcDhHklLmPsSx"), "--all", "--apparent-size", "--bytes",
+                         "--total", "--human-readable", "--si", "--inodes", "--count-links",
+                         "--dereference", "--no-dereference", "--separate-dirs", "--summarize",
+                         "--one-file-system", "--null", "--dereference-args"))
+_TREE = CmdPaths(Role.META, data_opts=_fs("-L", "-P", "-I", "--charset", "--filelimit", "--timefmt",
+                                          "--sort"),
+                 read_opts=_fs("--fromfile"), write_opts=_fs("-o"),
+                 flags=_fs(*(f"-{c}" for c in "adlfxACDFJXinpsughqNQrtvcU"), "--dirsfirst",
+                           "--noreport", "--du", "--prune", "--gitignore", "--matchdirs"))
 _DEST = CmdPaths(Role.READ, dest=True, data_opts=_fs("-S", "--suffix", "-m", "--mode", "-o", "--owner",
                                                       "-g", "--group", "--backup"),
-                 tree_flags=_fs("-r", "-R", "--recursive", "-a", "--archive"))
+                 tree_flags=_fs("-r", "-R", "--recursive", "-a", "--archive"),
+                 flags=_fs(*(f"-{c}" for c in "afiLnprRuvxbdHlPsTZDC"), "--archive", "--force",
+                           "--interactive", "--no-clobber", "--preserve", "--no-preserve", "--recursive",
+                           "--update", "--verbose", "--parents", "--no-target-directory", "--symbolic",
+                           "--link", "--dereference", "--no-dereference", "--one-file-system", "--sparse",
+                           "--reflink", "--remove-destination", "--relative", "--strip", "--compare"))
 _RSYNC = CmdPaths(Role.READ, dest=True, tree=True, walk=True,
                   data_opts=_fs("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--port",
                                 "--chmod", "--chown", "--rsync-path", "-B", "--block-size"),
-                  read_opts=_fs("--exclude-from", "--include-from", "--files-from", "--password-file"))
+                  read_opts=_fs("--exclude-from", "--include-from", "--files-from", "--password-file"),
+                  flags=_fs(*(f"-{c}" for c in "avzrPhnuRlptgoDHAXxSWcqiOJmbLkKC0EIy"), "--archive",
+                            "--verbose", "--compress", "--recursive", "--progress", "--partial",
+                            "--human-readable", "--dry-run", "--update", "--delete", "--delete-after",
+                            "--delete-excluded", "--checksum", "--quiet", "--itemize-changes", "--stats",
+                            "--links", "--perms", "--times", "--group", "--owner", "--devices",
+                            "--specials", "--hard-links", "--acls", "--xattrs", "--sparse",
+                            "--whole-file", "--relative", "--no-relative", "--inplace", "--append",
+                            "--ignore-existing", "--existing", "--size-only", "--mkpath"))
 _SCP = CmdPaths(Role.READ, dest=True, tree=True, walk=True,
-                data_opts=_fs("-P", "-o", "-c", "-l", "-J", "-S", "-D", "-X"),
-                use_opts=_fs("-i"), read_opts=_fs("-F"))
-_ATTR = CmdPaths(Role.ATTR, skip_first=True, read_opts=_fs("--reference"))
-_SSH = CmdPaths(Role.NONE, use_opts=_fs("-i"), read_opts=_fs("-F"))
+                data_opts=_fs("-P", "-o", "-c", "-l", "-J", "-D", "-X"), unsure_opts=_fs("-S"),
+                use_opts=_fs("-i"), read_opts=_fs("-F"), flags=_fs(*(f"-{c}" for c in "346ABCOpqRrTv")))
+_ATTR = CmdPaths(Role.ATTR, skip_first=True, read_opts=_fs("--reference"),
+                 data_opts=_fs("--from"),
+                 # -x / -w … are modes written like options (`chmod -x f`)
+                 flags=_fs(*(f"-{c}" for c in "RcfvhHLPrwxXst"), "--recursive", "--changes", "--silent",
+                           "--quiet", "--verbose", "--preserve-root", "--no-preserve-root",
+                           "--dereference", "--no-dereference"))
+_SSH = CmdPaths(Role.NONE, use_opts=_fs("-i"), read_opts=_fs("-F"), write_opts=_fs("-E"),
+                data_opts=_fs(*(f"-{c}" for c in "plLRDJbceImOQSWwBP"), "-o"),
+                flags=_fs(*(f"-{c}" for c in "46AaCfGgKkMNnqsTtVvXxYy")))
 # Client certificates and keys are used for TLS, not sent; everything else is unsure
 # (`-d @.env` uploads, `-o ~/.bashrc` writes, `-K file` reads a config).
 _CURL = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--key", "--cert", "-E", "--cacert", "--capath",
@@ -118,23 +196,31 @@ WRAPPERS: frozenset[str] = _fs(
 )
 
 COMMANDS: dict[str, CmdPaths] = {
+    # no option of these opens a file: an option they don't model changes nothing
     **dict.fromkeys((
-        "echo", "printf", "true", "false", ":", "which", "type", "hash", "alias", "unalias", "export",
+        "echo", "printf", "true", "false", ":", "which", "type", "alias", "unalias", "export",
         "unset", "readonly", "declare", "local", "typeset", "set", "shopt", "exit", "return", "shift",
-        "sleep", "kill", "pkill", "killall", "ps", "pgrep", "id", "whoami", "groups", "uname", "hostname",
-        "pwd", "cd", "pushd", "popd", "dirs", "man", "help", "info", "apropos", "whatis", "yes", "seq",
-        "expr", "date", "printenv", "history", "wait", "jobs", "fg", "bg", "disown", "trap", "umask",
+        "sleep", "kill", "pkill", "killall", "ps", "pgrep", "id", "whoami", "groups", "uname",
+        "pwd", "cd", "pushd", "popd", "dirs", "help", "yes", "seq",
+        "expr", "printenv", "wait", "jobs", "fg", "bg", "disown", "umask",
         "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "who", "test",
-        "[", "[[", "((", "let", "read", "getopts", "caller", "mapfile", "readarray", "notify-send",
-        "break", "continue", "enable", "complete", "compgen", "bind", "fc", "logout", "suspend",
+        "[", "[[", "((", "let", "getopts", "caller", "notify-send",
+        "break", "continue", "logout", "suspend",
+    ), _NONE_INERT),
+    # …these have options that do (`date -f FILE`, `history -r FILE`, `hostname -F FILE`)
+    **dict.fromkeys((
+        "hash", "hostname", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
+        "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
     ), _NONE),
     **dict.fromkeys((
-        "ls", "dir", "vdir", "stat", "du", "df", "tree", "realpath", "readlink", "namei",
-        "lsattr", "getfacl", "locate", "mlocate", "plocate", "exa", "eza", "lsd", "fd", "fdfind",
-    ), _META),
+        "ls", "dir", "vdir", "stat", "df", "realpath", "readlink", "namei", "lsattr", "getfacl", "exa", "eza",
+    ), _META_INERT),
+    **dict.fromkeys(("locate", "mlocate", "plocate", "lsd", "fd", "fdfind"), _META),
+    "du": _DU,
+    "tree": _TREE,
     **dict.fromkeys((
         "wc", "file", "cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "cut",
-        "paste", "join", "comm", "diff", "diff3", "sdiff", "cmp", "colordiff", "md5sum", "sha1sum",
+        "paste", "join", "comm", "diff3", "sdiff", "cmp", "md5sum", "sha1sum",
         "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64", "base32",
         "basenc", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold", "expand",
         "unexpand", "pr", "rev", "shuf", "look", "source", ".", "zcat", "zless", "zmore", "bzcat",
@@ -143,6 +229,7 @@ COMMANDS: dict[str, CmdPaths] = {
     ), _READ),
     **dict.fromkeys(("grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep"), _GREP),
     **dict.fromkeys(("rg", "ag", "ack", "ack-grep", "ugrep", "git-grep"), _RG),
+    **dict.fromkeys(("diff", "colordiff"), _DIFF),
     **dict.fromkeys(("sed", "gsed"), _SED),
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), _AWK),
     **dict.fromkeys(("jq", "yq", "gojq", "jaq"), _JQ),
@@ -190,3 +277,28 @@ GIT = CmdPaths(Role.UNSURE, data_opts=frozenset({"-m", "--message", "--grep", "-
                                                   "--branch", "-u", "--set-upstream-to", "-X", "-s"}),
                 read_opts=frozenset({"-F", "--file"}))
 GIT_READ = CmdPaths(Role.READ, data_opts=GIT.data_opts, read_opts=GIT.read_opts)
+GIT_GREP_FILES = _GIT_GREP_FILES
+
+# Commands no option of which writes a file: when their options can't be parsed exactly, a
+# sensitive word is taken as read; other commands' such words as unsure (read and written).
+PURE_READERS: frozenset[str] = _fs(
+    "wc", "file", "cat", "tac", "head", "tail", "more", "nl", "cut", "paste", "join", "comm", "cmp",
+    "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
+    "base64", "base32", "basenc", "od", "hexdump", "hd", "strings", "column", "fold", "expand",
+    "unexpand", "rev", "look", "zcat", "bzcat", "xzcat", "grep", "egrep", "fgrep", "zgrep", "zegrep",
+    "zfgrep", "rg", "ag", "ack", "ack-grep", "diff", "diff3", "cmp", "ls", "dir", "vdir", "stat", "du",
+    "df", "realpath", "readlink", "namei", "lsattr", "getfacl", "exa", "eza", "date", "locate",
+)
+GIT_DIFF_NO_INDEX = CmdPaths(Role.READ, data_opts=GIT.data_opts, read_opts=GIT.read_opts, tree=True,
+                             walk=True, flags=_fs("--no-index", "--stat", "--name-only", "--name-status",
+                                                  "--quiet", "--exit-code", "-u", "-p", "--patch",
+                                                  "--no-color", "-R", "-w", "--ignore-all-space"))
+
+
+def git_tree_spec(sub: str, flags: set[str]) -> CmdPaths | None:
+    """The entry for a git subcommand that reads whole directory trees outside the index."""
+    if sub == "grep" and ("--no-index" in flags or {"--untracked", "--no-exclude-standard"} <= flags):
+        return GIT_GREP_FILES
+    if sub == "diff" and "--no-index" in flags:
+        return GIT_DIFF_NO_INDEX
+    return None

@@ -18,7 +18,19 @@ from dataclasses import dataclass
 from .facts import Context, PathClass, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
 from .pathimplicit import implicit_hits
-from .pathroles import COMMANDS, GIT, GIT_GLOBAL_VALUED, GIT_READ, GIT_WRITERS, WRAPPERS, CmdPaths, Role
+from .pathroles import (
+    COMMANDS,
+    GIT,
+    GIT_DIFF_NO_INDEX,
+    GIT_GLOBAL_VALUED,
+    GIT_READ,
+    GIT_WRITERS,
+    PURE_READERS,
+    WRAPPERS,
+    CmdPaths,
+    Role,
+    git_tree_spec,
+)
 from .paths import candidates, hits_for_text
 
 _INNER_VIAS = frozenset({Via.WRAPPER, Via.SHELL_C, Via.XARGS, Via.FIND_EXEC})
@@ -166,6 +178,7 @@ class _Parsed:
     valued: list[tuple[Word, Role, bool]]   # option values: (word, role, is the whole word a value)
     target_dir: Word | None
     code: list[Word]                        # program text given with -c / -e
+    loose: list[Word]                       # words from where the parse stopped being exact
 
 
 def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
@@ -176,13 +189,18 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
     valued: list[tuple[Word, Role, bool]] = []
     target_dir: Word | None = None
     code: list[Word] = []
-    value_role = {**dict.fromkeys(spec.read_opts, Role.READ), **dict.fromkeys(spec.write_opts, Role.WRITE)}
+    value_role = {**dict.fromkeys(spec.unsure_opts, Role.UNSURE), **dict.fromkeys(spec.read_opts, Role.READ),
+                  **dict.fromkeys(spec.write_opts, Role.WRITE)}
     skip_value = spec.data_opts | spec.use_opts
+    known = _known_opts(spec)
+    loose: list[Word] = []
     i, ended = 0, False
     while i < len(words):
         w = words[i]
         t = w.text
         i += 1
+        if loose:
+            loose.append(w)
         if ended or not w.static or len(t) < 2 or t[0] != "-":
             operands.append(w)
             continue
@@ -192,6 +210,8 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
         if t.startswith("--"):
             opt, eq, _val = t.partition("=")
             flags.add(opt)
+            if not loose and not spec.inert and opt not in known:
+                loose.append(w)  # unknown or abbreviated (`--random-sour`): may take the next word
             if spec.dest and opt == "--target-directory":
                 if eq:
                     target_dir = w
@@ -202,6 +222,7 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
             if opt in skip_value or opt in value_role:
                 if opt in spec.code_opts:
                     code.append(_attached_value(w) if eq else words[i] if i < len(words) else w)
+                flags.add(f"{opt}={_val if eq else words[i].text if i < len(words) else ''}")
                 if not eq and i < len(words):
                     if opt in value_role:
                         valued.append((words[i], value_role[opt], True))
@@ -217,6 +238,13 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
         if t[1:].isalpha():
             flags.update("-" + c for c in t[1:])
         attached = t[2:]
+        if not loose and not spec.inert and t not in known:
+            j = _cluster_split(t, known, skip_value | value_role.keys() | spec.rw_flags)
+            if j is None:
+                loose.append(w)  # an unknown letter may take the rest, or the next word
+                continue
+            if j < len(t):  # `-rnT DIR`: the value belongs to -T
+                opt, attached = "-" + t[j], t[j + 1:]
         if spec.dest and opt == "-t":
             if attached:
                 target_dir = w
@@ -227,9 +255,11 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
         if opt in skip_value or opt in value_role:
             if opt in spec.code_opts:
                 code.append(_attached_value(w) if attached else words[i] if i < len(words) else w)
+            flags.add(f"{opt}={attached or (words[i].text if i < len(words) else '')}")
             if attached:
                 if opt in value_role:
-                    valued.append((w, value_role[opt], False))
+                    valued.append((Word(attached, attached, w.span, w.static, w.glob, w.quoted),
+                                   value_role[opt], True))
             elif i < len(words):
                 if opt in value_role:
                     valued.append((words[i], value_role[opt], True))
@@ -237,7 +267,28 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
             continue
         if "/" in attached or attached.startswith("~"):
             valued.append((w, role, False))
-    return _Parsed(flags, operands, valued, target_dir, code)
+    return _Parsed(flags, operands, valued, target_dir, code, loose)
+
+
+def _known_opts(spec: CmdPaths) -> frozenset[str]:
+    """Every option the entry models exactly; any other makes the parse inexact."""
+    known = (spec.data_opts | spec.use_opts | spec.read_opts | spec.write_opts | spec.unsure_opts
+             | spec.code_opts | spec.rw_flags | spec.tree_flags | spec.walk_flags | spec.flags
+             | (spec.first_is_data_unless or frozenset()))
+    return known | {"-t", "--target-directory"} if spec.dest else known
+
+
+def _cluster_split(t: str, known: frozenset[str], valued: frozenset[str] | set[str]) -> int | None:
+    """``-rnT x``: known no-value letters, then at most one option taking a value (the rest of
+    the word, or the next word). The index of that letter, len(t) when all are flags, None when
+    a letter is not modelled (its value could be anything after it)."""
+    for j, c in enumerate(t[1:], start=1):
+        o = "-" + c
+        if o in valued:
+            return j
+        if o not in known:
+            return None
+    return len(t)
 
 
 def _attached_value(w: Word) -> Word:
@@ -259,7 +310,8 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     role = spec.operands
     p = _parse_opts(words, spec, role)
     if p.flags & spec.rw_flags or (name in ("sed", "gsed") and any(f.startswith("-i") or f == "--in-place"
-                                                                    or (not f.startswith("--") and "i" in f)
+                                                                    or (not f.startswith("--") and "i" in f
+                                                                        and "=" not in f)
                                                                     for f in p.flags)):
         role = Role.RW
     tree = spec.tree or bool(p.flags & spec.tree_flags)
@@ -269,6 +321,16 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
         out.extend(_word_hits(w if whole else _attached_value(w), r, ctx, dot_rule))
     for w in p.code:
         out.extend(_code_hits(w, ctx))
+    # The parse is not exact from here: every word may be an input (or an output). Listed
+    # after the exact hits so that a word's exact op (`rm -x .env`: write) is the one kept.
+    extra: list[SensitiveHit] = []
+    if p.loose:
+        safe = spec.operands in (Role.READ, Role.META, Role.NONE) and name in PURE_READERS
+        loose_role = Role.READ if safe else Role.UNSURE
+        for w in p.loose:
+            if w.static and w.text.startswith("-") and not w.text.startswith("--") and len(w.text) > 2:
+                extra.extend(_word_hits(_attached_value(w), loose_role, ctx, dot_rule, tree=tree, walk=walk))
+            extra.extend(_word_hits(w, loose_role, ctx, dot_rule, tree=tree, split=split, walk=walk))
     ops = p.operands
     if spec.first_is_data_unless is not None and not (p.flags & spec.first_is_data_unless) and ops:
         # `grep ~/.ssh/id_*`: a glob pattern expands into several words, the rest are files
@@ -276,7 +338,7 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     if spec.skip_first and ops and not (p.flags & spec.read_opts):
         ops = ops[1:]
     if spec.dest:
-        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule, walk)
+        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule, walk) + extra
     if spec.second_writes and len(ops) >= 2:
         out.extend(_word_hits(ops[1], Role.WRITE, ctx, dot_rule))
         ops = [ops[0], *ops[2:]]
@@ -286,7 +348,7 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
         tree, walk = True, walk or listed is not None
     for w in ops:
         out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split, walk=walk))
-    return out
+    return out + extra
 
 
 _QUOTED = re.compile(r"""(['"])([^'"\n]{2,300})\1""")
@@ -340,6 +402,27 @@ def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Ro
                                            dest.glob or w.glob, dest.quoted or w.quoted),
                                       Role.WRITE, ctx, dot_rule, tree=tree))
     return out
+
+
+def _implied_no_index(words: tuple[Word, ...], ctx: Context) -> bool:
+    """``git diff A B`` acts as ``--no-index`` when one path lies outside the work tree (or
+    there is none): ``git diff . ~`` compares the workspace with HOME, file by file."""
+    ops = [w for w in words if w.text != "--" and not (w.static and w.text.startswith("-"))]
+    if len(ops) != 2:
+        return False
+    if not (ctx.workspace / ".git").exists():
+        return True
+    for w in ops:
+        if not w.static:
+            return True
+        try:
+            cands = candidates(w.text, ctx, dynamic=False, glob=False, braces=False)
+        except (OSError, ValueError):
+            return True
+        root = os.path.normpath(str(ctx.workspace))
+        if not cands or os.path.commonpath([root, os.path.normpath(cands[0].path)]) != root:
+            return True
+    return False
 
 
 def _is_dir(text: str, ctx: Context) -> bool:
@@ -411,11 +494,21 @@ def _dd_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[Sens
 
 def _git_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
     """git: global options (``-C dir``, ``-c k=v``) are skipped; the rest is unsure."""
-    i = 0
+    i, chdirs = 0, []
     while i < len(words) and words[i].text.startswith("-"):
         t = words[i].text
+        if t == "-C" and i + 1 < len(words):
+            chdirs.append(words[i + 1])
         i += 2 if t in GIT_GLOBAL_VALUED else 1
     if i >= len(words):
         return []
-    spec = GIT if words[i].text in GIT_WRITERS else GIT_READ
+    sub, rest = words[i].text, words[i + 1:]
+    opts = set(itertools.takewhile(lambda t: t != "--", (w.text for w in rest)))
+    spec = git_tree_spec(sub, {t.split("=", 1)[0] for t in opts if t.startswith("-")})
+    if spec is None and sub == "diff" and _implied_no_index(rest, ctx):
+        spec = GIT_DIFF_NO_INDEX
+    if spec is not None:  # `git -C ~ grep --no-index x` walks the -C directory
+        out = [h for d in chdirs for h in _word_hits(d, Role.READ, ctx, dot_rule, tree=True, walk=True)]
+        return out + _spec_hits(rest, spec, ctx, dot_rule, name="git")
+    spec = GIT if sub in GIT_WRITERS else GIT_READ
     return _spec_hits(words[i + 1:], spec, ctx, dot_rule, name="git", split=True)  # `HEAD:.env`

@@ -108,7 +108,7 @@ class Walker:
 
     def region(self, start: int, end: int, via: tuple[Via, ...], parent: int | None) -> None:
         text = self.pp.text(start, end)
-        if not text.strip():
+        if not text.strip(" \t\n"):  # bash blanks only: a lone \v or \f is a word
             return
         nodes = _fast.nodes(text) if FAST else None
         if nodes is not None:

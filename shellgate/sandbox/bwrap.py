@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from .disk import Disk
 from .policy import Policy
 from .policy import within as _within
 
@@ -34,16 +35,18 @@ def namespace_args(bwrap: str, policy: Policy) -> list[str]:
     return argv
 
 
-def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[Path] = ()) -> list[str]:
+def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[Path] = (),
+               disk: Disk | None = None) -> list[str]:
     """The filesystem view, from the state of the disk right now (missing paths are skipped).
 
     ``visible``: paths under /tmp that must be seen read-only (HOME, cwd, PATH entries).
     """
+    disk = disk or Disk()
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmpdir), _TMP]
-    writable = [w for w in map(str, policy.roots()) if os.path.isdir(w)]
+    writable = [w for w in map(str, policy.roots()) if disk.isdir(w)]
     bound: list[str] = []
     for p in _by_depth(map(str, visible)):
-        if _within(p, _TMP) and os.path.exists(p) and not any(_within(p, b) for b in bound + writable):
+        if _within(p, _TMP) and disk.exists(p) and not any(_within(p, b) for b in bound + writable):
             argv += ["--ro-bind", p, p]
             bound.append(p)
     for p in _by_depth(writable):
@@ -54,18 +57,18 @@ def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[Path] = ()) ->
         return not _within(p, _TMP) or any(_within(p, b) for b in bound)
 
     for p in _by_depth(map(str, policy.readonly)):
-        if not os.path.lexists(p) or not seen(p) or not any(_within(p, w) for w in writable):
+        if not disk.lexists(p) or not seen(p) or not any(_within(p, w) for w in writable):
             continue
-        real = os.path.realpath(p)
-        if os.path.exists(real) and any(_within(real, w) for w in writable):
+        real = disk.realpath(p)
+        if disk.exists(real) and any(_within(real, w) for w in writable):
             argv += ["--ro-bind", real, real]
     for p in _by_depth(map(str, policy.masked)):
-        if not os.path.lexists(p) or not seen(p):
+        if not disk.lexists(p) or not seen(p):
             continue
-        target = os.path.realpath(p) if os.path.islink(p) else p
-        if not os.path.exists(target) or not seen(target):
+        target = disk.realpath(p) if disk.islink(p) else p
+        if not disk.exists(target) or not seen(target):
             continue
-        if os.path.isdir(target):
+        if disk.isdir(target):
             argv += ["--tmpfs", target, "--remount-ro", target]
         else:
             argv += ["--ro-bind", "/dev/null", target]
@@ -77,7 +80,7 @@ _ONE_PATH = frozenset(("--tmpfs", "--remount-ro", "--dev", "--proc"))
 _TWO_PATHS = frozenset(("--bind", "--ro-bind"))
 
 
-def mount_identity(mounts: list[str]) -> tuple[tuple[str, int, int], ...]:
+def mount_identity(mounts: list[str], disk: Disk | None = None) -> tuple[tuple[str, int, int], ...]:
     """(path, device, inode) of every host path a mount of ``mounts`` hangs on.
 
     A long-lived sandbox keeps the mounts it was born with, and the kernel detaches a mount
@@ -86,20 +89,16 @@ def mount_identity(mounts: list[str]) -> tuple[tuple[str, int, int], ...]:
     ``.git/config`` through a rename) would then show the real file, writable. A changed
     identity means such a sandbox must be replaced; a fresh one per command needs no check.
     """
+    disk = disk or Disk()
     out: list[tuple[str, int, int]] = []
     i = 0
     while i < len(mounts):
         flag = mounts[i]
         n = 2 if flag in _TWO_PATHS else 1 if flag in _ONE_PATH else 0
         for p in mounts[i + 1:i + 1 + n]:
-            if p in _FIXED:
-                continue
-            try:
-                st = os.lstat(p)
-            except OSError:
-                out.append((p, -1, -1))
-                continue
-            out.append((p, st.st_dev, st.st_ino))
+            if p not in _FIXED:
+                st = disk.lstat(p)
+                out.append((p, st.st_dev, st.st_ino) if st else (p, -1, -1))
         i += 1 + n
     return tuple(out)
 

@@ -12,8 +12,9 @@ Protocol (SOCK_SEQPACKET, one message per datagram, text fields NUL-separated):
 - host -> server ``cwd NUL program NUL argc NUL argv... NUL env...`` plus SCM_RIGHTS
   ``[stdout, stderr, status]`` (write ends; become fds 1, 2 and 3 of the command);
 - server -> host ``A`` (accepted: the command may run from now on — it may even kill the
-  server before the next message), then ``S<pid>`` spawned and ``X<wait status>`` exited;
-  ``E<errno> NUL <message>`` instead when the command was not started (before or after ``A``).
+  server before the next message), then ``X<wait status>`` once it has exited;
+  ``E<errno> NUL <message>`` when it was not started: instead of ``A`` (bad request, cwd not
+  reachable) or after it (exec failed).
 
 The server makes itself non-dumpable, so commands (same uid) cannot read its memory, fds or
 environment through /proc; they can kill it, which tears the whole sandbox down (it is the
@@ -79,6 +80,7 @@ def serve(ctl: socket.socket) -> None:
             if len(fds) != 3 or flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
                 raise OSError(22, "malformed request")
             cwd, program, argv, env = _parse(msg)
+            os.chdir(cwd)
         except (OSError, ValueError, IndexError) as exc:
             _refuse(ctl, fds, exc)
             continue
@@ -86,7 +88,6 @@ def serve(ctl: socket.socket) -> None:
         # must never run a request twice once it has seen this.
         ctl.send(b"A")
         try:
-            os.chdir(cwd)
             pid = os.posix_spawn(program, argv, env, file_actions=[
                 (os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, fds[0], 1),
                 (os.POSIX_SPAWN_DUP2, fds[1], 2), (os.POSIX_SPAWN_DUP2, fds[2], STATUS_FD)],
@@ -100,7 +101,6 @@ def serve(ctl: socket.socket) -> None:
             os.chdir("/")
         for fd in fds:
             os.close(fd)
-        ctl.send(b"S%d" % pid)
         _, status = os.waitpid(pid, 0)
         ctl.send(b"X%d" % status)
 

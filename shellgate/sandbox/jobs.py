@@ -120,24 +120,20 @@ class ServerJob(Job):
     """A command forked by a pre-spawned sandbox's server. Whatever goes wrong with the server
     (no report, a sweep that does not converge) ends in tearing the whole sandbox down."""
 
-    def __init__(self, server: Server, out_fd: int, err_fd: int, rc: int | None = None) -> None:
-        """``rc``: already known (the server died right after accepting the command)."""
+    def __init__(self, server: Server, out_fd: int, err_fd: int) -> None:
         self.server = server
         self.out_fd, self.err_fd = out_fd, err_fd
-        self._rc = rc
+        self._rc: int | None = None
 
     @property
     def returncode(self) -> int | None:
         return self._rc
 
     def exit_fd(self) -> int:
-        return self.server.sock.fileno() if self._rc is None else -1
+        return self.server.sock.fileno()
 
     def on_exit_fd(self) -> None:
-        rc = self.server.exit_status(0.5)
-        self._rc = -signal.SIGKILL if rc is None else rc
-        if rc is None:
-            self.server.close()
+        self._rc = self.server.exit_status(0)
 
     def kill_tree(self) -> None:
         if self._rc is None:
@@ -202,10 +198,11 @@ def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool,
             for key, _ in sel.select(max(wait, 0)):
                 fd = key.fd
                 if fd == exit_fd:
-                    sel.unregister(exit_fd)
                     if job.returncode is None:
                         job.on_exit_fd()
-                    exited = True
+                    if job.returncode is not None:  # (not just the server's start report)
+                        sel.unregister(exit_fd)
+                        exited = True
                     continue
                 try:
                     data = os.read(fd, 65536)

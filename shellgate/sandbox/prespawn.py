@@ -71,16 +71,16 @@ def _server_source() -> str:
 
 
 _launcher_lock = threading.Lock()
-_launcher: ThreadPoolExecutor | None = None
+_launcher: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _launch(argv: list[str], **kw: object) -> subprocess.Popen[bytes]:
     """Popen on the long-lived launcher thread (see the module docstring)."""
     global _launcher
     with _launcher_lock:
-        if _launcher is None:
-            _launcher = ThreadPoolExecutor(1, thread_name_prefix="shellgate-launcher")
-        pool = _launcher
+        if _launcher is None or _launcher[0] != os.getpid():  # a forked child has no thread
+            _launcher = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="shellgate-launcher"))
+        pool = _launcher[1]
     return pool.submit(subprocess.Popen, argv, **kw).result()
 
 
@@ -103,17 +103,13 @@ def close_all() -> None:
 
 def _recv(sock: socket.socket, deadline: float) -> bytes | None:
     """One message, or None on EOF; ServerError when ``deadline`` passes first."""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise ServerError("the sandbox server did not answer in time")
-        r, _, _ = select.select([sock], [], [], left)
-        if r:
-            try:
-                data = sock.recv(4096)
-            except OSError:
-                return None
-            return data or None
+    left = max(deadline - time.monotonic(), 0.0)
+    if not select.select([sock], [], [], left)[0]:
+        raise ServerError("the sandbox server did not answer in time")
+    try:
+        return sock.recv(4096) or None
+    except OSError:
+        return None
 
 
 def _close_all(fds: tuple[int, ...]) -> None:
@@ -229,14 +225,13 @@ class Server:
 
     # -- one command --------------------------------------------------------------------------
 
-    def spawn(self, cwd: Path, program: list[str],
-              env: dict[str, str]) -> tuple[int, int, int, int | None]:
-        """Start ``program`` in ``cwd``: the read ends (stdout, stderr, status) and, when the
-        server died or wedged after accepting the request, the status to report (the command
-        may have run: it must not be run again). Otherwise that status is None: running.
+    def spawn(self, cwd: Path, program: list[str], env: dict[str, str]) -> tuple[int, int, int]:
+        """Start ``program`` in ``cwd``: the read ends (stdout, stderr, status). Once accepted
+        the command may run (the server may even die at once): it must never be sent again;
+        :meth:`exit_status` reports how it ended.
 
         ServerError: the request was not accepted (nothing ran; another server may retry it).
-        OSError: the server could not start it (chdir/exec; nothing ran).
+        OSError: refused (cwd not reachable inside; nothing ran).
         """
         fields = [os.fsencode(cwd), os.fsencode(program[0]), str(len(program)).encode()]
         fields += [os.fsencode(a) for a in program]
@@ -246,7 +241,6 @@ class Server:
             raise ServerError("request too large for the sandbox server")
         pipes = [os.pipe() for _ in range(3)]
         reads = tuple(r for r, _ in pipes)
-        accepted = False
         try:
             try:
                 self.sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
@@ -254,40 +248,32 @@ class Server:
             finally:
                 for _, w in pipes:
                     os.close(w)
-            deadline = time.monotonic() + REPLY_TIMEOUT
-            reply = _recv(self.sock, deadline)
-            if reply == b"A":
-                accepted = True
-                reply = _recv(self.sock, deadline)
+            reply = _recv(self.sock, time.monotonic() + REPLY_TIMEOUT)
         except (OSError, ServerError) as exc:
-            self.dead = True
-            if not accepted:
-                _close_all(reads)
-                raise ServerError(f"the sandbox server is gone: {exc}") from exc
-            self.close()  # wedged after accepting: the whole sandbox goes
-            return (*reads, -signal.SIGKILL)
-        if reply and reply.startswith(b"S"):
-            return (*reads, None)
+            reply, why = None, str(exc)
+        else:
+            why = f"reply {reply!r}"
+        if reply == b"A":
+            return reads[0], reads[1], reads[2]
+        _close_all(reads)
         if reply and reply.startswith(b"E"):
-            _close_all(reads)
             code, _, text = reply[1:].partition(b"\0")
-            raise OSError(int(code or 22), text.decode("utf-8", "replace"))
-        self.dead = True
-        if not accepted:
-            _close_all(reads)
-            raise ServerError(f"the sandbox server died (reply {reply!r})")
-        return (*reads, -signal.SIGKILL)  # it died after accepting: the command may have run
+            raise OSError(int(code) if code.isdigit() else 22, text.decode("utf-8", "replace"))
+        self.dead = True  # gone, or wedged (then killed with it): the request never runs
+        raise ServerError(f"the sandbox server is gone ({why})")
 
     def exit_status(self, timeout: float) -> int | None:
-        """The command's ``Popen.returncode``-style status, once the server reports it; None if
-        it did not within ``timeout`` (the caller then tears the sandbox down)."""
+        """The command's ``Popen.returncode``-style status once the server reports it; None if
+        nothing came within ``timeout``. A failed exec is reported as 126, as bash does."""
         try:
             reply = _recv(self.sock, time.monotonic() + timeout)
         except ServerError:
             return None
-        if reply and reply.startswith(b"X"):
+        if reply and reply.startswith(b"X") and reply[1:].isdigit():
             return os.waitstatus_to_exitcode(int(reply[1:]))
-        self.dead = True
+        if reply and reply.startswith(b"E"):
+            return 126
+        self.dead = True  # it died (maybe killed by the command): report the command killed
         return -signal.SIGKILL
 
     def sweep(self, timeout: float = SWEEP_TIMEOUT) -> bool:

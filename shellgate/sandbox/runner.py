@@ -22,6 +22,7 @@ from pathlib import Path
 
 from . import reaper
 from .bwrap import TMP, mount_args, mount_identity, namespace_args
+from .disk import Disk
 from .env import build_env
 from .guard import Guard
 from .jobs import Job, ProcJob, ServerJob, pump
@@ -113,7 +114,7 @@ class Sandbox:
         with self._lock:
             if self._tmp is None:
                 self._tmp = Path(tempfile.mkdtemp(prefix="shellgate-tmp-"))
-                self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._tmp), True)
+                self._cleanup = weakref.finalize(self, _remove_tmp, str(self._tmp), os.getpid())
             return self._tmp
 
     def close(self) -> None:
@@ -157,8 +158,10 @@ class Sandbox:
         home = policy.home or Path(os.path.expanduser("~"))
         env = build_env(os.environ, home=home, tmpdir=TMP if tier is Tier.BWRAP else tmp, cwd=cwd,
                         passthrough=policy.env_passthrough, explicit=policy.env_set)
-        guard = Guard(self._guarded(policy, tier))
-        job, status_r, server = self._start(tier, policy, command, cwd, tmp, home, env, notes)
+        disk = Disk()  # one look at each path for the mounts, their identity and the guard
+        guard = Guard(self._guarded(policy, tier, disk))
+        job, status_r, server = self._start(tier, policy, command, cwd, tmp, home, env, notes,
+                                            disk)
         try:
             try:
                 out, err, timed_out, over = pump(job, lim, start)
@@ -198,33 +201,35 @@ class Sandbox:
                           time.monotonic() - start, out.total, err.total, tuple(violations),
                           tuple(notes))
 
-    def _guarded(self, policy: Policy, tier: Tier) -> tuple[Path, ...]:
+    def _guarded(self, policy: Policy, tier: Tier, disk: Disk | None = None) -> tuple[Path, ...]:
         """Protected paths no mount protects this time: all of them outside bwrap; under bwrap
         the ones that do not exist yet (or are symlinks, which can be swapped)."""
-        roots = [r for r in map(str, policy.roots()) if os.path.isdir(r)]
+        disk = disk or Disk()
+        roots = [r for r in map(str, policy.roots()) if disk.isdir(r)]
         out: list[Path] = []
         for p in policy.readonly:
             s = str(p)
             if not any(_within(s, r) for r in roots):
                 continue
-            exists = os.path.lexists(s)
-            if tier is Tier.BWRAP and exists and not os.path.islink(s):
+            exists = disk.lexists(s)
+            if tier is Tier.BWRAP and exists and not disk.islink(s):
                 continue
-            if not exists and "/.git/" in s and not os.path.exists(os.path.dirname(s)):
+            if not exists and "/.git/" in s and not disk.exists(os.path.dirname(s)):
                 continue  # a repository the command creates itself (`git init`) is its own
             out.append(p)
         return tuple(out)
 
     def _start(self, tier: Tier, policy: Policy, command: str, cwd: Path, tmp: Path, home: Path,
-               env: dict[str, str], notes: list[str]) -> tuple[Job, int, Server | None]:
+               env: dict[str, str], notes: list[str],
+               disk: Disk) -> tuple[Job, int, Server | None]:
         """The running command, the read end of its status pipe, and the server it borrowed."""
         bash = self._probe.bash
         if tier is Tier.BWRAP:
             visible = [home, cwd] + [Path(d) for d in env.get("PATH", "").split(":")
                                      if d.startswith("/")]
-            mounts = mount_args(policy, tmpdir=tmp, visible=visible)
+            mounts = mount_args(policy, tmpdir=tmp, visible=visible, disk=disk)
             if self.prespawn and self.prespawn_error is None:
-                started = self._start_prespawned(policy, mounts, command, cwd, env, notes)
+                started = self._start_prespawned(policy, mounts, command, cwd, env, notes, disk)
                 if started is not None:
                     return started
         status_r, status_w = os.pipe()
@@ -251,7 +256,8 @@ class Sandbox:
         return ProcJob(proc, namespaced=tier is Tier.BWRAP, info_fd=info_r), status_r, None
 
     def _start_prespawned(self, policy: Policy, mounts: list[str], command: str, cwd: Path,
-                          env: dict[str, str], notes: list[str]) -> tuple[Job, int, Server] | None:
+                          env: dict[str, str], notes: list[str],
+                          disk: Disk) -> tuple[Job, int, Server] | None:
         """Fork the command in a pre-spawned sandbox with exactly these mounts; None: the
         pre-spawned path is unusable here (reason kept in ``prespawn_error``; run fresh)."""
         python = self._server_python()
@@ -260,7 +266,7 @@ class Sandbox:
             notes.append(f"pre-spawned sandbox unavailable: {self.prespawn_error}")
             return None
         base = namespace_args(self._probe.bwrap or "bwrap", policy) + mounts
-        key = (tuple(base), mount_identity(mounts), python)
+        key = (tuple(base), mount_identity(mounts, disk), python)
         program = [self._probe.bash, "--noprofile", "--norc", "-c",
                    wrap(command, STATUS_FD, policy.limits)]
         for _ in range(2):  # an idle server may have died since its last command: one retry
@@ -272,14 +278,14 @@ class Sandbox:
                 notes.append(f"pre-spawned sandbox unavailable, ran a fresh one: {exc}")
                 return None
             try:
-                out_r, err_r, status_r, rc = server.spawn(cwd, program, env)
+                out_r, err_r, status_r = server.spawn(cwd, program, env)
             except ServerError as exc:  # not accepted: nothing ran, it may run elsewhere
                 self._pool.release(server)
                 if new:
                     notes.append(f"pre-spawned sandbox failed, ran a fresh one: {exc}")
                     return None
                 continue
-            except OSError as exc:  # chdir/exec refused inside: a fresh bwrap reports it its way
+            except OSError as exc:  # cwd refused inside: a fresh bwrap reports that its own way
                 self._pool.release(server)
                 notes.append(f"pre-spawned sandbox could not start the command ({exc}); "
                              "ran a fresh one")
@@ -287,9 +293,7 @@ class Sandbox:
             except BaseException:
                 self._pool.release(server)
                 raise
-            if rc is not None:
-                notes.append("the pre-spawned sandbox died while starting the command")
-            return ServerJob(server, out_r, err_r, rc), status_r, server
+            return ServerJob(server, out_r, err_r), status_r, server
         return None
 
     def _server_python(self) -> str | None:
@@ -330,6 +334,13 @@ class Sandbox:
             return spawner_for(writable, hidden, policy.network).popen(
                 program, cwd=cwd, pass_fds=(status_w,), **kw)
         return subprocess.Popen(program, cwd=cwd, pass_fds=(status_w,), **kw)
+
+
+def _remove_tmp(path: str, owner: int) -> None:
+    """Remove a private tmp dir — only in the process that made it (a forked child that
+    closes or exits must not pull it from under its parent's commands)."""
+    if os.getpid() == owner:
+        shutil.rmtree(path, True)
 
 
 def _read_all(fd: int, limit: int = 1 << 16) -> bytes:

@@ -9,6 +9,7 @@ thread per distinct policy (kept in a small LRU cache); only ``Popen`` runs on i
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from collections import OrderedDict
@@ -18,7 +19,7 @@ from typing import Any
 
 from . import landlock, seccomp
 
-Key = tuple[tuple[Path, ...], tuple[Path, ...], bool]
+Key = tuple[tuple[Path, ...], tuple[Path, ...], bool, int]   # ..., the owning process id
 
 
 class Spawner:
@@ -55,7 +56,7 @@ _MAX = 8
 
 def spawner_for(writable: tuple[Path, ...], hidden: tuple[Path, ...], network: bool) -> Spawner:
     """The cached spawner for this restriction set (built on first use; raises OSError)."""
-    key: Key = (writable, hidden, network)
+    key: Key = (writable, hidden, network, os.getpid())  # a forked child has none of our threads
     with _lock:
         sp = _cache.get(key)
         if sp is not None:

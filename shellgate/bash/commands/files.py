@@ -54,8 +54,8 @@ TREE = Command(
 FILE = Command("file", safe=[
     Flag("-b", "--brief"), Flag("-c", "--checking-printout"), Flag("-d", "--debug"), Flag("-E"),
     Flag("-e", "--exclude", takes=V), Flag("--exclude-quiet", takes=V),
-    Flag("-F", "--separator", takes=V), Flag("-f", "--files-from", takes=P),
-    Flag("-h", "--no-dereference"), Flag("-i", "--mime"), Flag("--apple"), Flag("--extension"),
+    Flag("-F", "--separator", takes=V), Flag("-h", "--no-dereference"), Flag("-i", "--mime"),
+    Flag("--apple"), Flag("--extension"),
     Flag("--mime-type"), Flag("--mime-encoding"), Flag("-k", "--keep-going"), Flag("-l", "--list"),
     Flag("-L", "--dereference"), Flag("-m", "--magic-file", takes=P), Flag("-N", "--no-pad"),
     Flag("-n", "--no-buffer"), Flag("-P", "--parameter", takes=V), Flag("-r", "--raw"),
@@ -63,6 +63,8 @@ FILE = Command("file", safe=[
     Flag("-Z", "--uncompress-noreport"), Flag("-0", "--print0"), Flag("-v", "--version"),
     Flag("--help")],
     unsafe={
+        # the names come from a file or stdin, unseen by the path scanner
+        Flag("-f", "--files-from", takes=P): "reads files named in another file or stdin (unseen paths)",
         Flag("-C", "--compile"): "compiles a magic file (writes a .mgc file)",
         Flag("-p", "--preserve-date"): "resets the access times of the files it reads",
     },

@@ -14,6 +14,10 @@ V = Takes.VALUE
 P = Takes.PATH
 HELP = [Flag("--help"), Flag("--version")]
 ZERO = Flag("-z", "--zero-terminated")
+# A list of file names to read, from a file or stdin: the files themselves are never in argv,
+# so the path scanner cannot see them (`printf '.env\0' | wc --files0-from=-`).
+FILES0_FROM = Flag("--files0-from", takes=P)
+NAMES_FROM_FILE = "reads files named in another file or stdin (unseen paths)"
 
 CAT = Command("cat", safe=[
     Flag("-A", "--show-all"), Flag("-b", "--number-nonblank"), Flag("-e"), Flag("-E", "--show-ends"),
@@ -35,8 +39,8 @@ TAIL = Command("tail", numeric=True, safe=[
 
 WC = Command("wc", safe=[
     Flag("-c", "--bytes"), Flag("-m", "--chars"), Flag("-l", "--lines"),
-    Flag("--files0-from", takes=P), Flag("-L", "--max-line-length"), Flag("-w", "--words"),
-    Flag("--total", takes=V), *HELP])
+    Flag("-L", "--max-line-length"), Flag("-w", "--words"), Flag("--total", takes=V), *HELP],
+    unsafe={FILES0_FROM: NAMES_FROM_FILE})
 
 NL = Command("nl", safe=[
     Flag("-b", "--body-numbering", takes=V), Flag("-d", "--section-delimiter", takes=V),
@@ -73,7 +77,7 @@ SORT = Command(
         Flag("-h", "--human-numeric-sort"), Flag("-n", "--numeric-sort"),
         Flag("-R", "--random-sort"), Flag("--random-source", takes=P), Flag("-r", "--reverse"),
         Flag("--sort", takes=V), Flag("-V", "--version-sort"), Flag("-c"), Flag("-C"),
-        Flag("--check", takes=V, optional=True), Flag("--debug"), Flag("--files0-from", takes=P),
+        Flag("--check", takes=V, optional=True), Flag("--debug"),
         Flag("-k", "--key", takes=V), Flag("-m", "--merge"), Flag("-s", "--stable"),
         Flag("-S", "--buffer-size", takes=V), Flag("-t", "--field-separator", takes=V),
         Flag("-T", "--temporary-directory", takes=V), Flag("--parallel", takes=V),
@@ -83,6 +87,7 @@ SORT = Command(
     unsafe={
         Flag("-o", "--output", takes=Takes.WRITE_PATH): "writes its output to a file",
         Flag("--compress-program", takes=Takes.PROGRAM): "runs a compression program",
+        FILES0_FROM: NAMES_FROM_FILE,
     },
 )
 
