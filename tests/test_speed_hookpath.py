@@ -66,3 +66,25 @@ def test_python_dash_m_shellgate_is_the_shellgate_command(tmp_path) -> None:
                          env=_env(tmp_path), cwd=tmp_path, check=False, timeout=120)
     assert bad.returncode == 0, bad.stderr
     assert json.loads(bad.stdout)["decision"] == "allow"
+
+
+def test_the_fast_exit_still_blocks_when_the_answer_cannot_be_written(tmp_path) -> None:
+    """The hook skips the interpreter's teardown (``os._exit``) only after flushing; with no
+    stdout at all the answer is lost, so the exit code must block (2), never 0 or 1."""
+    got = subprocess.run([sys.executable, "-m", "shellgate", "hook", "claude-code"],
+                         input=_payload("ls -la", str(tmp_path)), stdout=None,
+                         stderr=subprocess.PIPE, text=True, env=_env(tmp_path), cwd=tmp_path,
+                         check=False, timeout=120, preexec_fn=lambda: os.close(1))  # noqa: PLW1509
+    assert got.returncode == 2, got.stderr
+    assert "blocked" in got.stderr
+
+
+def test_the_fast_exit_keeps_the_audit_line(tmp_path) -> None:
+    env = _env(tmp_path)
+    got = subprocess.run([sys.executable, "-m", "shellgate", "hook", "claude-code"],
+                         input=_payload("ls -la", str(tmp_path)), capture_output=True, text=True,
+                         env=env, cwd=tmp_path, check=False, timeout=120)
+    assert got.returncode == 0, got.stderr
+    lines = [json.loads(s) for p in (tmp_path / "state").rglob("*.jsonl")
+             for s in p.read_text().splitlines()]
+    assert any("ls -la" in json.dumps(x) for x in lines), lines

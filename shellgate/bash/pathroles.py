@@ -103,7 +103,8 @@ _GIT_GREP_FILES = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "-f"),
                            read_opts=_fs("-f"), tree=True, walk=True, default_dot=True,
                            flags=_fs(*(f"-{c}" for c in "ivwalLnhHcqIEFGPzWo"), "--no-index", "--untracked",
                                      "--no-exclude-standard", "--exclude-standard", "--ignore-case",
-                                     "--line-number", "--count", "--files-with-matches", "--recurse-submodules"))
+                                     "--line-number", "--count", "--files-with-matches",
+                                     "--recurse-submodules"))
 _SED = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--expression", "-f", "--file"),
                 data_opts=_fs("-e", "--expression", "-l", "--line-length"),
                 read_opts=_fs("-f", "--file"), rw_flags=_fs("-i", "--in-place"),
@@ -117,18 +118,18 @@ _JQ = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--from-file"),
                data_opts=_fs("--arg", "--argjson", "--indent", "--tab"),
                read_opts=_fs("-f", "--from-file", "--slurpfile", "--rawfile"))
 _PY = CmdPaths(Role.READ, data_opts=_fs("-c", "-m", "-W", "-X", "-Q"), code_opts=_fs("-c"))
-_NODE = CmdPaths(Role.READ, data_opts=_fs("-e", "--eval", "-p", "--print", "-r", "--require", "--import",
-                                          "--input-type", "--loader"),
+# -r/--import/--loader load module files: unsure paths, not data
+_NODE = CmdPaths(Role.READ, data_opts=_fs("-e", "--eval", "-p", "--print", "--input-type"),
+                 unsure_opts=_fs("-r", "--require", "--import", "--loader"),
                  code_opts=_fs("-e", "--eval", "-p", "--print"))
 _PERL = CmdPaths(Role.READ, data_opts=_fs("-e", "-E", "-M", "-m", "-I"),
                  rw_flags=_fs("-i", "-pi", "-pie", "-ni"), code_opts=_fs("-e", "-E"))
 _SHELL = CmdPaths(Role.READ, data_opts=_fs("-c", "-o", "-O", "+O"))
 # -T DIR: temporary files are written there, so its value is an unsure path, not data.
 _SORT = CmdPaths(Role.READ, data_opts=_fs("-k", "--key", "-t", "--field-separator", "-S",
-                                          "--buffer-size", "--parallel", "--batch-size",
-                                          "--compress-program"),
+                                          "--buffer-size", "--parallel", "--batch-size"),
                  write_opts=_fs("-o", "--output"), read_opts=_fs("--files0-from", "--random-source"),
-                 unsure_opts=_fs("-T", "--temporary-directory"),
+                 unsure_opts=_fs("-T", "--temporary-directory", "--compress-program"),
                  flags=_fs(*(f"-{c}" for c in "bdfgiMhnRrVcCmsuz"), "--ignore-leading-blanks",
                            "--dictionary-order", "--ignore-case", "--general-numeric-sort",
                            "--ignore-nonprinting", "--month-sort", "--human-numeric-sort",
@@ -159,7 +160,7 @@ _RSYNC = CmdPaths(Role.READ, dest=True, tree=True, walk=True,
                   data_opts=_fs("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--port",
                                 "--chmod", "--chown", "--rsync-path", "-B", "--block-size"),
                   read_opts=_fs("--exclude-from", "--include-from", "--files-from", "--password-file"),
-                  flags=_fs(*(f"-{c}" for c in "avzrPhnuRlptgoDHAXxSWcqiOJmbLkKC0EIy"), "--archive",
+                  flags=_fs(*(f"-{c}" for c in "avzrPhnuRlptgoDHAXxSWcqiOJmbLkKC0EIyd"), "--archive",
                             "--verbose", "--compress", "--recursive", "--progress", "--partial",
                             "--human-readable", "--dry-run", "--update", "--delete", "--delete-after",
                             "--delete-excluded", "--checksum", "--quiet", "--itemize-changes", "--stats",
@@ -176,8 +177,9 @@ _ATTR = CmdPaths(Role.ATTR, skip_first=True, read_opts=_fs("--reference"),
                  flags=_fs(*(f"-{c}" for c in "RcfvhHLPrwxXst"), "--recursive", "--changes", "--silent",
                            "--quiet", "--verbose", "--preserve-root", "--no-preserve-root",
                            "--dereference", "--no-dereference"))
+# -E writes a log, -S makes a control socket, -I loads a PKCS#11 library
 _SSH = CmdPaths(Role.NONE, use_opts=_fs("-i"), read_opts=_fs("-F"), write_opts=_fs("-E"),
-                data_opts=_fs(*(f"-{c}" for c in "plLRDJbceImOQSWwBP"), "-o"),
+                data_opts=_fs(*(f"-{c}" for c in "plLRDJbcemOQWwBP"), "-o"), unsure_opts=_fs("-S", "-I"),
                 flags=_fs(*(f"-{c}" for c in "46AaCfGgKkMNnqsTtVvXxYy")))
 # Client certificates and keys are used for TLS, not sent; everything else is unsure
 # (`-d @.env` uploads, `-o ~/.bashrc` writes, `-K file` reads a config).
@@ -276,7 +278,10 @@ GIT = CmdPaths(Role.UNSURE, data_opts=frozenset({"-m", "--message", "--grep", "-
                                                   "--format", "--pretty", "-S", "-G", "--date", "-b", "-B",
                                                   "--branch", "-u", "--set-upstream-to", "-X", "-s"}),
                 read_opts=frozenset({"-F", "--file"}))
-GIT_READ = CmdPaths(Role.READ, data_opts=GIT.data_opts, read_opts=GIT.read_opts)
+GIT_READ = CmdPaths(Role.READ, data_opts=GIT.data_opts, read_opts=GIT.read_opts,
+                    flags=_fs("--cached", "--staged", "--stat", "--oneline", "-p", "--patch", "--name-only",
+                              "--name-status", "--follow", "--all", "--graph", "-q", "--quiet", "-v",
+                              "--no-color", "-w", "--shortstat", "--numstat"))
 GIT_GREP_FILES = _GIT_GREP_FILES
 
 # Commands no option of which writes a file: when their options can't be parsed exactly, a
@@ -295,9 +300,16 @@ GIT_DIFF_NO_INDEX = CmdPaths(Role.READ, data_opts=GIT.data_opts, read_opts=GIT.r
                                                   "--no-color", "-R", "-w", "--ignore-all-space"))
 
 
+def _given(opt: str, flags: set[str]) -> bool:
+    """git's option parser takes any unambiguous prefix (`--no-ind`); an ambiguous one fails,
+    so a prefix counting as the option is at worst too careful."""
+    return any(len(f) > 4 and opt.startswith(f) for f in flags)
+
+
 def git_tree_spec(sub: str, flags: set[str]) -> CmdPaths | None:
     """The entry for a git subcommand that reads whole directory trees outside the index."""
-    if sub == "grep" and ("--no-index" in flags or {"--untracked", "--no-exclude-standard"} <= flags):
+    if sub == "grep" and (_given("--no-index", flags) or (_given("--untracked", flags)
+                                                           and _given("--no-exclude-standard", flags))):
         return GIT_GREP_FILES
     if sub == "diff" and "--no-index" in flags:
         return GIT_DIFF_NO_INDEX

@@ -183,7 +183,9 @@ class _Parsed:
 
 def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
     """Split words into flags, operands and option values, getopt-style (options may follow
-    operands; ``--`` ends them). Unknown options with an attached value keep the operand role."""
+    operands; ``--`` ends them). From the first word the entry doesn't model exactly (an unknown
+    or abbreviated option, an unknown letter in a bundle, an expansion that may be an option) the
+    rest are also ``loose``: each gets the conservative role in _spec_hits, whatever it seemed."""
     flags: set[str] = set()
     operands: list[Word] = []
     valued: list[tuple[Word, Role, bool]] = []
@@ -201,6 +203,8 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
         i += 1
         if loose:
             loose.append(w)
+        elif not ended and not w.static and t[:1] in "$`" and not spec.inert:
+            loose.append(w)  # `du $OPT ~/x`: an expansion may be an option taking the next word
         if ended or not w.static or len(t) < 2 or t[0] != "-":
             operands.append(w)
             continue

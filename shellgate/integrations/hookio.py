@@ -390,7 +390,8 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
         if out:
             stdout.write(out + "\n")
             stdout.flush()
-    except (OSError, ValueError) as exc:  # a closed pipe: the answer is lost, so block
+    except (OSError, ValueError, AttributeError) as exc:  # a closed pipe or no stdout (None):
+        # the answer is lost, so block
         print(f"shellgate: blocked because the answer could not be written ({exc})", file=stderr)
         return 2
     return code
