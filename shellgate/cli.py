@@ -74,8 +74,8 @@ def _click_main(args: list[str]) -> None:
     @click.option("--plan", is_flag=True, help="Decide as in plan mode (read-only).")
     @click.option("--jsonl", "jsonl", type=click.File("r", encoding="utf-8", errors="surrogateescape"),
                   default=None, help="Batch: JSON lines with a 'cmd' key in, one result per line out.")
-    @click.option("--jobs", type=int, default=1, show_default=True,
-                  help="Worker processes for --jsonl (0 = all cores).")
+    @click.option("--jobs", type=int, default=0, show_default=True,
+                  help="Worker processes for --jsonl (0 = one per core).")
     def check(command: str | None, mode: str | None, cwd: str | None, config: str | None,
               as_json: bool, plan: bool, jsonl: Any, jobs: int) -> None:
         """Decide one COMMAND (or a batch with --jsonl) without running it.

@@ -169,6 +169,7 @@ def test_setsid_child_does_not_survive_the_timeout(world, tier) -> None:
     finally:
         for p in _marked(marker):
             p.kill()
+        psutil.wait_procs(_marked(marker), timeout=10)
 
 
 def test_yes_head_50m_is_capped(world, tier) -> None:

@@ -210,6 +210,13 @@ def _survivors(marker: str) -> list[psutil.Process]:
     return out
 
 
+def _kill(procs: list[psutil.Process]) -> None:
+    """Kill and reap (they may be our children: the tiers make this process a subreaper)."""
+    for p in procs:
+        p.kill()
+    psutil.wait_procs(procs, timeout=10)
+
+
 def test_timeout_kills_setsid_children(any_tier: Sandbox, world) -> None:
     marker = f"9{os.getpid() % 1000}.{abs(hash(any_tier.tier)) % 1000 + 1}"
     cmd = (f"setsid sleep {marker} & setsid -f sleep {marker}; (sleep {marker} &); "
@@ -220,8 +227,7 @@ def test_timeout_kills_setsid_children(any_tier: Sandbox, world) -> None:
         assert r.stdout == "started\n"
         assert _survivors(marker) == []
     finally:
-        for p in _survivors(marker):
-            p.kill()
+        _kill(_survivors(marker))
 
 
 def test_background_jobs_do_not_outlive_the_command(any_tier: Sandbox, world) -> None:
@@ -231,8 +237,7 @@ def test_background_jobs_do_not_outlive_the_command(any_tier: Sandbox, world) ->
         assert r.exit_code == 0 and not r.timed_out
         assert _survivors(marker) == []
     finally:
-        for p in _survivors(marker):
-            p.kill()
+        _kill(_survivors(marker))
 
 
 def test_output_is_capped_head_and_tail(any_tier: Sandbox, world) -> None:
@@ -320,8 +325,7 @@ def test_drain_stops_waiting_for_a_grandchild_holding_the_pipe(world, monkeypatc
         assert (r.exit_code, r.stdout, r.timed_out) == (0, "hi\n", False)
         assert _survivors(marker)   # it still holds the pipe open, and yet we returned
     finally:
-        for p in _survivors(marker):
-            p.kill()
+        _kill(_survivors(marker))
 
 
 def test_probe_is_cached_and_reports_a_tier() -> None:

@@ -329,14 +329,19 @@ class Server:
             self.sock.close()
         if self.owner != os.getpid():  # a forked child must not touch its parent's sandboxes
             return
-        if self._init_fd >= 0:
+        killed = False
+        if self._init_fd >= 0:  # bwrap then reaps its init and exits by itself
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(self._init_fd, signal.SIGKILL)
+                killed = True
         if self.proc is not None:
-            with contextlib.suppress(OSError):
-                self.proc.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=5.0)
+            try:
+                self.proc.wait(timeout=2.0 if killed else 0)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(OSError):
+                    self.proc.kill()  # --die-with-parent takes the init along
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=5.0)
             if self.proc.stderr is not None:
                 self.proc.stderr.close()
         if self._init_fd >= 0:
