@@ -80,13 +80,29 @@ def _tools(monkeypatch: pytest.MonkeyPatch):
         t.close()
 
 
+_BASE: set = set()   # servers other test modules left alive (not ours to judge)
+
+
+def _servers() -> list:
+    """Pre-spawned sandboxes alive now that this module did not inherit."""
+    return [s for s in prespawn.live_servers() if s not in _BASE]
+
+
+def _bwraps() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"]
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _no_leaked_sandboxes():
-    """After this module: no pre-spawned sandbox left, no bwrap left among our descendants."""
+    """After this module: none of its pre-spawned sandboxes left, no bwrap of its own left
+    among our descendants (alive or zombie)."""
+    gc.collect()
+    _BASE.update(prespawn.live_servers())
+    before = {p.pid for p in _bwraps()}
     yield
     gc.collect()
-    assert prespawn.live_servers() == []
-    assert [p.name() for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"] == []
+    assert _servers() == []
+    assert [(p.pid, p.status()) for p in _bwraps() if p.pid not in before] == []
 
 
 def _tool(world: dict[str, Path], mode: str = "trust", **kw) -> BashTool:
@@ -230,9 +246,9 @@ def test_prespawn_is_the_default_and_can_be_turned_off(world, tmp_path) -> None:
     if t.sandbox.tier is not Tier.BWRAP:
         pytest.skip(f"pre-spawning is for the bwrap tier; here: {t.sandbox.description}")
     assert t.sandbox.prespawn and t.run("true").ok
-    assert t.sandbox.prespawn_error is None and len(prespawn.live_servers()) == 1
+    assert t.sandbox.prespawn_error is None and len(_servers()) == 1
     t.close()
-    assert prespawn.live_servers() == []
+    assert _servers() == []
     cfg = tmp_path / "fresh.toml"
     cfg.write_text("[sandbox]\nprespawn = false\n")
     fresh = BashTool(world["ws"], "trust", home=world["home"], audit=False, store=False,
@@ -240,7 +256,7 @@ def test_prespawn_is_the_default_and_can_be_turned_off(world, tmp_path) -> None:
     assert not fresh.sandbox.prespawn
     r = _allowed_then(fresh.run("echo hi"))
     assert (r.stdout, r.sandbox) == ("hi\n", "bwrap")
-    assert prespawn.live_servers() == []
+    assert _servers() == []
 
 
 def test_sandbox_is_on_in_trust_mode_unless_disabled(world) -> None:
@@ -310,3 +326,13 @@ def test_run_cli_bad_config_is_a_usage_error(world, fake_home, tmp_path) -> None
     rc = run_command("true", "trust", str(world["ws"]), None, False, str(bad), approver=None,
                      out=io.StringIO(), err=err)
     assert rc == 2 and "enabled" in err.getvalue()
+
+
+def test_run_cli_uses_a_fresh_sandbox_and_leaves_nothing(world, fake_home) -> None:
+    """One command per process: no sandbox worth keeping; none is left running."""
+    out = io.StringIO()
+    rc = run_command("echo $PPID", "trust", str(world["ws"]), None, False, None,
+                     approver=None, out=out, err=io.StringIO())
+    assert rc == 0 and _servers() == []
+    if Sandbox().tier is Tier.BWRAP:
+        assert out.getvalue() == "1\n"   # bwrap's own init: a fresh sandbox, not a server

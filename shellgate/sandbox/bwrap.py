@@ -9,20 +9,27 @@ Built with plain strings: this runs once per command.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from .disk import Disk
-from .policy import Policy
+from .policy import Policy, within_any
 from .policy import within as _within
 
 TMP = Path("/tmp")
 _TMP = "/tmp"
 
 
-def _by_depth(paths: Iterable[str]) -> list[str]:
-    return sorted(dict.fromkeys(paths), key=lambda p: (p.count("/"), p))
+def _by_depth(paths: Iterable[str | Path]) -> list[str]:
+    return list(_sorted_by_depth(tuple(map(str, paths))))
+
+
+@functools.lru_cache(maxsize=64)
+def _sorted_by_depth(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """Unique, shallow first (the same policy lists come back command after command)."""
+    return tuple(sorted(dict.fromkeys(paths), key=lambda p: (p.count("/"), p)))
 
 
 def namespace_args(bwrap: str, policy: Policy) -> list[str]:
@@ -35,7 +42,7 @@ def namespace_args(bwrap: str, policy: Policy) -> list[str]:
     return argv
 
 
-def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[Path] = (),
+def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[str | Path] = (),
                disk: Disk | None = None) -> list[str]:
     """The filesystem view, from the state of the disk right now (missing paths are skipped).
 
@@ -43,26 +50,26 @@ def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[Path] = (),
     """
     disk = disk or Disk()
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmpdir), _TMP]
-    writable = [w for w in map(str, policy.roots()) if disk.isdir(w)]
+    writable = [w for w in _by_depth(policy.roots()) if disk.isdir(w)]
     bound: list[str] = []
-    for p in _by_depth(map(str, visible)):
-        if _within(p, _TMP) and disk.exists(p) and not any(_within(p, b) for b in bound + writable):
+    for p in _by_depth(visible):
+        if _within(p, _TMP) and disk.exists(p) and not within_any(p, bound + writable):
             argv += ["--ro-bind", p, p]
             bound.append(p)
-    for p in _by_depth(writable):
+    for p in writable:
         argv += ["--bind", p, p]
         bound.append(p)
 
     def seen(p: str) -> bool:  # still visible after /tmp was replaced
-        return not _within(p, _TMP) or any(_within(p, b) for b in bound)
+        return not _within(p, _TMP) or within_any(p, bound)
 
-    for p in _by_depth(map(str, policy.readonly)):
-        if not disk.lexists(p) or not seen(p) or not any(_within(p, w) for w in writable):
+    for p in _by_depth(policy.readonly):
+        if not disk.lexists(p) or not seen(p) or not within_any(p, writable):
             continue
         real = disk.realpath(p)
-        if disk.exists(real) and any(_within(real, w) for w in writable):
+        if disk.exists(real) and within_any(real, writable):
             argv += ["--ro-bind", real, real]
-    for p in _by_depth(map(str, policy.masked)):
+    for p in _by_depth(policy.masked):
         if not disk.lexists(p) or not seen(p):
             continue
         target = disk.realpath(p) if disk.islink(p) else p

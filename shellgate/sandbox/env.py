@@ -44,12 +44,19 @@ def denied(name: str) -> bool:
     return _match(name, DENIED)
 
 
+@functools.lru_cache(maxsize=1024)
+def _admitted(name: str, passthrough: tuple[str, ...]) -> bool:
+    """Allowed and not denied (per name: the same few dozen names come back every command)."""
+    upper = name.upper()
+    return (_compile(ALLOWED + passthrough).match(upper) is not None
+            and _compile(DENIED).match(upper) is None)
+
+
 def build_env(source: Mapping[str, str], *, home: Path, tmpdir: Path, cwd: Path,
               passthrough: Iterable[str] = (), explicit: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     """Allowed variables of ``source`` (minus denied ones), then HOME/TMPDIR/PWD, then ``explicit``."""
-    allow, deny = _compile(ALLOWED + tuple(passthrough)), _compile(DENIED)
-    env = {k: v for k, v in source.items()
-           if allow.match(k.upper()) and not deny.match(k.upper()) and "\0" not in v}
+    extra = tuple(passthrough)
+    env = {k: v for k, v in source.items() if _admitted(k, extra) and "\0" not in v}
     env.setdefault("PATH", os.defpath)
     env.update(HOME=str(home), TMPDIR=str(tmpdir), PWD=str(cwd))
     env.update(explicit)

@@ -88,12 +88,7 @@ def serve(ctl: socket.socket) -> None:
         # must never run a request twice once it has seen this.
         ctl.send(b"A")
         try:
-            pid = os.posix_spawn(program, argv, env, file_actions=[
-                (os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, fds[0], 1),
-                (os.POSIX_SPAWN_DUP2, fds[1], 2), (os.POSIX_SPAWN_DUP2, fds[2], STATUS_FD)],
-                setsid=True, setsigmask=(),
-                # Python ignores these; ignored dispositions survive exec (`yes | head`)
-                setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
+            pid = _spawn(program, argv, env, [devnull, *fds])
         except (OSError, ValueError) as exc:
             _refuse(ctl, fds, exc)
             continue
@@ -103,6 +98,33 @@ def serve(ctl: socket.socket) -> None:
             os.close(fd)
         _, status = os.waitpid(pid, 0)
         ctl.send(b"X%d" % status)
+
+
+_DEFAULTED = (signal.SIGPIPE, signal.SIGXFSZ)  # Python ignores these; exec would keep that
+
+
+def _spawn(program: bytes, argv: list[bytes], env: dict[bytes, bytes], fds: list[int]) -> int:
+    """``program`` with ``fds`` as its 0..3, in a new session, default signal dispositions.
+    posix_spawn (vfork + exec: cost independent of this process); fork where the C library
+    lacks POSIX_SPAWN_SETSID."""
+    try:
+        return os.posix_spawn(program, argv, env, file_actions=[
+            (os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)],
+            setsid=True, setsigmask=(), setsigdef=_DEFAULTED)
+    except NotImplementedError:
+        pass
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child execs or exits
+        try:
+            os.setsid()
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+            for sig in _DEFAULTED:
+                signal.signal(sig, signal.SIG_DFL)
+            os.execve(program, argv, env)
+        finally:
+            os._exit(127)
+    return pid
 
 
 def _refuse(ctl: socket.socket, fds: list[int], exc: BaseException) -> None:

@@ -12,8 +12,11 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from .disk import Disk
 
 _MAX_FILE = 4 * 1024 * 1024   # larger protected files are recorded by stat only (not restorable)
 _MAX_ENTRIES = 2000
@@ -31,7 +34,8 @@ class _State:
 _MISSING = _State("missing")
 
 
-def _snap(path: Path, budget: list[int]) -> _State:
+def _snap(path: str | Path, budget: list[int]) -> _State:
+    path = os.fspath(path)  # plain strings: this runs for every entry, twice per command
     try:
         st = os.lstat(path)
     except OSError:
@@ -40,12 +44,7 @@ def _snap(path: Path, budget: list[int]) -> _State:
     if stat.S_ISLNK(st.st_mode):
         return _State("link", data=os.fsencode(os.readlink(path)))
     if stat.S_ISREG(st.st_mode):
-        data = None
-        if st.st_size <= _MAX_FILE:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                data = None
+        data = _content(path, st) if st.st_size <= _MAX_FILE else None
         return _State("file", st.st_mode, data, (st.st_size, st.st_mtime_ns, st.st_ino))
     if stat.S_ISDIR(st.st_mode):
         kids: list[tuple[str, _State]] = []
@@ -56,9 +55,43 @@ def _snap(path: Path, budget: list[int]) -> _State:
         for n in names:
             if budget[0] <= 0:
                 break
-            kids.append((n, _snap(path / n, budget)))
+            kids.append((n, _snap(f"{path}/{n}", budget)))
         return _State("dir", st.st_mode, children=tuple(kids))
     return _State("other", st.st_mode, sig=(st.st_size, st.st_mtime_ns, st.st_ino))
+
+
+# Content of protected files by path, with the stat that vouches for it. Every command looks
+# at the same hooks and configs twice (before and after); re-reading them is most of what a
+# guard costs. A cached copy is only trusted for a file whose ctime was already well in the
+# past when it was read: any later change (write, truncate, chmod, rename onto it) sets ctime
+# to "now", which then differs — even with coarse timestamps, and ctime cannot be set back
+# from userspace. A file changed within the last second is always read.
+_CACHE: dict[str, tuple[tuple[int, ...], bytes]] = {}
+_SETTLED_NS = 1_000_000_000
+
+
+def _content(key: str, st: os.stat_result) -> bytes | None:
+    sig = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    try:
+        fd = os.open(key, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if os.fstat(fd).st_ino != st.st_ino:
+            return None  # replaced between the two looks
+        data = _read_fd(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if st.st_ctime_ns < time.time_ns() - _SETTLED_NS:
+        if len(_CACHE) > 4096:
+            _CACHE.clear()
+        _CACHE[key] = (sig, data)
+    return data
 
 
 def _same(a: _State, b: _State) -> bool:
@@ -119,22 +152,121 @@ def _restore(path: Path, want: _State) -> bool:
 
 
 class Guard:
-    """``Guard(paths)`` before the command, ``.check()`` after it: a list of violations."""
+    """``Guard(paths)`` before the command, ``.check()`` after it: a list of violations.
 
-    def __init__(self, paths: tuple[Path, ...]) -> None:
+    A restore never follows a path that changed shape during the command: if a directory on
+    the way is now a symlink or another directory's real path, writing the old content there
+    could land anywhere the command chose (as us, unconfined) — that case is only reported.
+    """
+
+    def __init__(self, paths: tuple[Path, ...], disk: Disk | None = None) -> None:
+        """``disk``: this command's lstat cache — paths it saw missing need no second look."""
         budget = [_MAX_ENTRIES]
-        self._before = [(p, _snap(p, budget)) for p in paths]
+        disk = disk or Disk()
+        self._before = [(p, _MISSING if not disk.lexists(str(p)) else _snap(p, budget),
+                         disk.realpath(str(p.parent))) for p in paths]
 
     def check(self) -> list[str]:
         out: list[str] = []
-        for path, before in self._before:
+        for path, before, parent in self._before:
             after = _snap(path, [_MAX_ENTRIES])
             if _same(before, after):
                 continue
-            try:
-                ok = _restore(path, before)
-            except OSError:
-                ok = False
+            ok = _restore_under(path, before, parent)
             verb = "removed" if before.kind == "missing" else "restored"
             out.append(f"write to protected path {path} {'was ' + verb if ok else 'could not be undone'}")
         return out
+
+
+def _restore_under(path: Path, want: _State, parent_real: str) -> bool:
+    """:func:`_restore`, only if ``path``'s directory still resolves where it did before."""
+    try:
+        if os.path.realpath(path.parent) != parent_real:
+            return False
+        return _restore(path, want)
+    except OSError:
+        return False
+
+
+class Pins:
+    """Read-only-mounted protected paths, held open for the command's duration.
+
+    A mount cannot be renamed or removed from inside the sandbox, but the directory *above* it
+    can: ``mv .git x && mkdir .git && echo … > .git/config`` leaves a fresh, unprotected
+    config where git will read it. Holding each protected path open costs a few syscalls;
+    afterwards a path that no longer leads to the same inode is rebuilt from the held
+    original (which the mount kept unmodified) and reported.
+    """
+
+    def __init__(self, paths: tuple[str, ...], disk: Disk | None = None) -> None:
+        disk = disk or Disk()
+        self._held: list[tuple[Path, int, int, int, str]] = []
+        for p in paths:
+            try:
+                fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                continue
+            st = os.fstat(fd)
+            self._held.append((Path(p), fd, st.st_dev, st.st_ino, disk.realpath(os.path.dirname(p))))
+
+    def check(self) -> list[str]:
+        """Violations (empty when every path still leads to its original); closes the fds."""
+        out: list[str] = []
+        try:
+            for path, fd, dev, ino, parent in self._held:
+                try:
+                    st = os.lstat(path)
+                    if (st.st_dev, st.st_ino) == (dev, ino):
+                        continue
+                except OSError:
+                    pass
+                ok = _restore_under(path, _snap_fd(fd, [_MAX_ENTRIES]), parent)
+                out.append(f"protected path {path} was replaced by moving a directory above it; "
+                           + ("the original was put back" if ok else "could not be undone"))
+        finally:
+            self.close()
+        return out
+
+    def close(self) -> None:
+        for _, fd, *_ in self._held:
+            os.close(fd)
+        self._held = []
+
+
+def _snap_fd(fd: int, budget: list[int]) -> _State:
+    """:func:`_snap` of an open file or directory (wherever it has been moved to)."""
+    st = os.fstat(fd)
+    budget[0] -= 1
+    if stat.S_ISREG(st.st_mode):
+        data = _read_fd(fd) if st.st_size <= _MAX_FILE else None
+        return _State("file", st.st_mode, data, (st.st_size, st.st_mtime_ns, st.st_ino))
+    if not stat.S_ISDIR(st.st_mode):
+        return _State("other", st.st_mode, sig=(st.st_size, st.st_mtime_ns, st.st_ino))
+    kids: list[tuple[str, _State]] = []
+    for name in sorted(os.listdir(fd)):
+        if budget[0] <= 0:
+            break
+        try:
+            cst = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(cst.st_mode):
+                budget[0] -= 1
+                kids.append((name, _State("link", data=os.fsencode(os.readlink(name, dir_fd=fd)))))
+                continue
+            child = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                            dir_fd=fd)
+        except OSError:
+            continue
+        try:
+            kids.append((name, _snap_fd(child, budget)))
+        finally:
+            os.close(child)
+    return _State("dir", st.st_mode, children=tuple(kids))
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)

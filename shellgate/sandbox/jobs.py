@@ -10,8 +10,9 @@ pump — timeout, output cap, drain — is the same for both.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
-import selectors
+import select
 import signal
 import subprocess
 import time
@@ -161,72 +162,77 @@ class ServerJob(Job):
 
 def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool, bool]:
     """Read both pipes until the command is done; enforce timeout and output cap.
-    Returns (stdout, stderr, timed out, output over the hard cap)."""
+    Returns (stdout, stderr, timed out, output over the hard cap). ``poll`` rather than a
+    selector object: no epoll fd to create and close per command."""
     bufs = {job.out_fd: HeadTail(lim.output_head, lim.output_tail),
             job.err_fd: HeadTail(lim.output_head, lim.output_tail)}
-    sel = selectors.DefaultSelector()
+    poller = select.poll()
     for fd in bufs:
         os.set_blocking(fd, False)
-        sel.register(fd, selectors.EVENT_READ)
+        poller.register(fd, _READABLE)
     exit_fd = job.exit_fd()
-    if exit_fd >= 0:
-        sel.register(exit_fd, selectors.EVENT_READ)
+    watching_exit = exit_fd >= 0
+    if watching_exit:
+        poller.register(exit_fd, _READABLE)
     open_fds = set(bufs)
     deadline = start + lim.timeout
     exited = timed_out = over = False
     drain_end: float | None = None
     total = 0
-    try:
-        while True:
-            now = time.monotonic()
-            if not exited and job.returncode is not None:
+
+    def kill() -> None:  # its exit is known afterwards: stop watching for it
+        nonlocal watching_exit
+        if watching_exit:
+            poller.unregister(exit_fd)
+            watching_exit = False
+        job.kill_tree()
+
+    while True:
+        now = time.monotonic()
+        if not exited and job.returncode is not None:
+            exited = True
+        if exited:
+            if drain_end is None:
+                job.reap_background()
+                drain_end = now + lim.drain
+            if not open_fds or now >= drain_end:
+                break
+            wait = drain_end - now
+        else:
+            if now >= deadline:
+                timed_out = True
+                kill()
                 exited = True
-            if exited:
-                if drain_end is None:
-                    job.reap_background()
-                    drain_end = now + lim.drain
-                if not open_fds or now >= drain_end:
-                    break
-                wait = drain_end - now
-            else:
-                if now >= deadline:
-                    timed_out = True
-                    _kill(job, sel, exit_fd)
+                continue
+            wait = deadline - now if watching_exit else min(deadline - now, 0.02)
+        for fd, _ in poller.poll(max(0, math.ceil(wait * 1000))):
+            if fd == exit_fd and watching_exit:
+                if job.returncode is None:
+                    job.on_exit_fd()
+                if job.returncode is not None:
+                    poller.unregister(exit_fd)
+                    watching_exit = False
                     exited = True
-                    continue
-                wait = deadline - now if exit_fd >= 0 else min(deadline - now, 0.02)
-            for key, _ in sel.select(max(wait, 0)):
-                fd = key.fd
-                if fd == exit_fd:
-                    if job.returncode is None:
-                        job.on_exit_fd()
-                    if job.returncode is not None:  # (not just the server's start report)
-                        sel.unregister(exit_fd)
-                        exited = True
-                    continue
-                try:
-                    data = os.read(fd, 65536)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
-                if not data:
-                    sel.unregister(fd)
-                    open_fds.discard(fd)
-                    continue
-                bufs[fd].feed(data)
-                total += len(data)
-                if total > lim.output_hard and not over:
-                    over = True
-                    _kill(job, sel, exit_fd)
-                    exited = True
-    finally:
-        sel.close()
+                continue
+            if fd not in open_fds:
+                continue
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+                continue
+            bufs[fd].feed(data)
+            total += len(data)
+            if total > lim.output_hard and not over:
+                over = True
+                kill()
+                exited = True
     return bufs[job.out_fd], bufs[job.err_fd], timed_out, over
 
 
-def _kill(job: Job, sel: selectors.BaseSelector, exit_fd: int) -> None:
-    """Kill the tree; its exit is known afterwards, so stop watching for it."""
-    if exit_fd >= 0 and exit_fd in sel.get_map():
-        sel.unregister(exit_fd)
-    job.kill_tree()
+_READABLE = select.POLLIN | select.POLLPRI

@@ -19,6 +19,17 @@ What a fresh sandbox gave for free is rebuilt explicitly:
   removed or replaced on the host since gives a new key, hence a new sandbox.
 - *One command at a time per sandbox*: concurrent commands get their own sandboxes (a sweep
   must not hit a neighbour).
+- *Per command as before*: a new session (``posix_spawn`` with setsid), stdin /dev/null, the
+  allowlisted environment built here, rlimits by ``ulimit`` in the script, the same seccomp
+  filter (installed by bwrap on the server, inherited by every command).
+- *Never run twice*: the server acknowledges a request before starting it; a request that
+  was not acknowledged is retried on a new sandbox, one that was is never sent again (the
+  command may kill the server before it can say more).
+
+Left shared between the commands of one sandbox, as /tmp already was for a session: the
+sandbox's own /dev tmpfs and SysV IPC namespace; and ``ps`` inside shows the init and the
+server. The server is not dumpable (its memory, fds and environment are out of reach through
+/proc) and holds nothing the commands lack.
 
 Lifecycle: started lazily, replaced when dead, closed with the owning ``Sandbox`` (or
 ``BashTool.close``), on garbage collection and at exit. bwrap is launched from one long-lived
@@ -40,6 +51,7 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -365,16 +377,27 @@ class Pool:
         self._busy: set[Server] = set()
         self._max = max_idle
 
-    def acquire(self, key: Key, make: object) -> tuple[Server, bool]:
+    def acquire(self, key: Key, make: Callable[[], Server]) -> tuple[Server, bool]:
         """An idle live server for ``key``, else ``make()``'s; and whether it is new."""
+        found: Server | None = None
+        doomed: list[Server] = []
         with self._lock:
-            while self._idle.get(key):
-                s = self._idle[key].pop()
+            servers = self._idle.get(key, [])
+            while servers and found is None:
+                s = servers.pop()
                 if s.alive():
-                    self._busy.add(s)
-                    return s, False
-                s.close()
-        s = make()  # type: ignore[operator]
+                    found = s
+                else:
+                    doomed.append(s)
+            if not servers:
+                self._idle.pop(key, None)
+            if found is not None:
+                self._busy.add(found)
+        for s in doomed:
+            s.close()
+        if found is not None:
+            return found, False
+        s = make()
         with self._lock:
             self._busy.add(s)
         return s, True
@@ -399,14 +422,12 @@ class Pool:
     def close(self) -> None:
         """Close every idle server now and every busy one when its command is done."""
         with self._lock:
-            doomed = [s for servers in self._idle.values() for s in servers]
+            idle = [s for servers in self._idle.values() for s in servers]
             self._idle.clear()
-            doomed += list(self._busy)
-        for s in doomed:
-            if s not in self._busy:
-                s.close()
-            else:
+            for s in self._busy:
                 s.dead = True  # release() closes it
+        for s in idle:
+            s.close()
 
     def __len__(self) -> int:
         with self._lock:

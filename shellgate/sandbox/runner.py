@@ -24,9 +24,9 @@ from . import reaper
 from .bwrap import TMP, mount_args, mount_identity, namespace_args
 from .disk import Disk
 from .env import build_env
-from .guard import Guard
+from .guard import Guard, Pins
 from .jobs import Job, ProcJob, ServerJob, pump
-from .policy import Policy
+from .policy import Policy, within_any
 from .policy import within as _within
 from .prespawn import STATUS_FD, Pool, Server, ServerError
 from .probe import Probe, Tier, landlock_usable, probe
@@ -159,19 +159,22 @@ class Sandbox:
         env = build_env(os.environ, home=home, tmpdir=TMP if tier is Tier.BWRAP else tmp, cwd=cwd,
                         passthrough=policy.env_passthrough, explicit=policy.env_set)
         disk = Disk()  # one look at each path for the mounts, their identity and the guard
-        guard = Guard(self._guarded(policy, tier, disk))
-        job, status_r, server = self._start(tier, policy, command, cwd, tmp, home, env, notes,
-                                            disk)
+        guarded, mounted = self._guarded(policy, tier, disk)
+        guard, pins = Guard(guarded, disk), Pins(mounted, disk)
         try:
+            job, status_r, server = self._start(tier, policy, command, cwd, tmp, home, env,
+                                                notes, disk)
             try:
-                out, err, timed_out, over = pump(job, lim, start)
+                try:
+                    out, err, timed_out, over = pump(job, lim, start)
+                finally:
+                    job.close()
             finally:
-                job.close()
-        finally:
-            if server is not None:
-                self._pool.release(server)
-        status = _read_all(status_r)
-        violations = guard.check()
+                if server is not None:
+                    self._pool.release(server)
+                status = _read_all(status_r)
+        finally:  # protected paths are put back even when something above failed
+            violations = pins.check() + guard.check()
 
         trailer = parse_trailer(status)
         rc = job.returncode if job.returncode is not None else -signal.SIGKILL
@@ -201,23 +204,27 @@ class Sandbox:
                           time.monotonic() - start, out.total, err.total, tuple(violations),
                           tuple(notes))
 
-    def _guarded(self, policy: Policy, tier: Tier, disk: Disk | None = None) -> tuple[Path, ...]:
-        """Protected paths no mount protects this time: all of them outside bwrap; under bwrap
-        the ones that do not exist yet (or are symlinks, which can be swapped)."""
+    def _guarded(self, policy: Policy, tier: Tier,
+                 disk: Disk | None = None) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+        """Protected paths no mount protects this time — all of them outside bwrap; under bwrap
+        the ones that do not exist yet (or are symlinks, which can be swapped) — and, under
+        bwrap, the ones a read-only mount protects (to pin: see :class:`.guard.Pins`)."""
         disk = disk or Disk()
         roots = [r for r in map(str, policy.roots()) if disk.isdir(r)]
         out: list[Path] = []
+        mounted: list[str] = []
         for p in policy.readonly:
             s = str(p)
-            if not any(_within(s, r) for r in roots):
+            if not within_any(s, roots):
                 continue
             exists = disk.lexists(s)
             if tier is Tier.BWRAP and exists and not disk.islink(s):
+                mounted.append(s)
                 continue
             if not exists and "/.git/" in s and not disk.exists(os.path.dirname(s)):
                 continue  # a repository the command creates itself (`git init`) is its own
             out.append(p)
-        return tuple(out)
+        return tuple(out), tuple(mounted)
 
     def _start(self, tier: Tier, policy: Policy, command: str, cwd: Path, tmp: Path, home: Path,
                env: dict[str, str], notes: list[str],
@@ -225,8 +232,8 @@ class Sandbox:
         """The running command, the read end of its status pipe, and the server it borrowed."""
         bash = self._probe.bash
         if tier is Tier.BWRAP:
-            visible = [home, cwd] + [Path(d) for d in env.get("PATH", "").split(":")
-                                     if d.startswith("/")]
+            visible = [home, cwd] + [d for d in env.get("PATH", "").split(":")
+                                     if d.startswith("/tmp/")]  # only /tmp is replaced
             mounts = mount_args(policy, tmpdir=tmp, visible=visible, disk=disk)
             if self.prespawn and self.prespawn_error is None:
                 started = self._start_prespawned(policy, mounts, command, cwd, env, notes, disk)

@@ -78,13 +78,15 @@ class BashResult:
         return "\n".join(parts)
 
 
-def _sandbox_from(spec: Sandbox | str | bool | None, settings: SandboxSettings) -> Sandbox:
+def _sandbox_from(spec: Sandbox | str | bool | None, settings: SandboxSettings,
+                  prespawn: bool | None) -> Sandbox:
     if isinstance(spec, Sandbox):
         return spec
     if spec is False or spec in ("off", "none") or (spec is None and not settings.enabled):
         return Sandbox(Tier.NONE)
     tier = spec if isinstance(spec, str) else settings.tier
-    return Sandbox(None if tier in (None, "auto") else tier, prespawn=settings.prespawn)
+    return Sandbox(None if tier in (None, "auto") else tier,
+                   prespawn=settings.prespawn if prespawn is None else prespawn)
 
 
 class BashTool:
@@ -94,12 +96,13 @@ class BashTool:
     an ask is not run and comes back with ``decision="ask"``. ``engine`` replaces the engine
     built from the config files. ``sandbox``: a :class:`Sandbox`, a tier name (``"auto"``,
     ``"bwrap"``, ``"landlock"``), or ``False``/``"off"`` to disable it explicitly — it is on in
-    every mode, trust included, otherwise. Under bwrap, commands run in pre-spawned sandboxes
-    (``[sandbox] prespawn = false``: a fresh one per command); :meth:`close` stops them. When
-    no tier works here the engine is told so and gets stricter (trust then asks for exec); an
-    explicit opt-out is the user's own call and keeps the mode as it is. Raises ``ValueError``
-    for a bad config or mode and ``SandboxUnavailable`` for an explicitly requested tier that
-    does not work here.
+    every mode, trust included, otherwise. Under bwrap, commands run in pre-spawned sandboxes;
+    :meth:`close` stops them. ``prespawn=False`` (or ``[sandbox] prespawn = false``) starts a
+    fresh bwrap per command instead — cheaper for a single command: a pre-spawned sandbox costs
+    ~25 ms once, a fresh bwrap ~5–10 ms each time. When no tier works here the engine is told
+    so and gets stricter (trust then asks for exec); an explicit opt-out is the user's own call
+    and keeps the mode as it is. Raises ``ValueError`` for a bad config or mode and
+    ``SandboxUnavailable`` for an explicitly requested tier that does not work here.
     """
 
     name = "bash"
@@ -110,7 +113,8 @@ class BashTool:
                  timeout: float | None = None, home: str | Path | None = None,
                  config: str | Path | None = None, audit: bool | str | Path = True,
                  store: bool | str | Path = True, user_config: bool = True,
-                 session_id: str | None = None, limits: Limits | None = None) -> None:
+                 session_id: str | None = None, limits: Limits | None = None,
+                 prespawn: bool | None = None) -> None:
         self.workspace = Path(workspace).expanduser().absolute()
         self.home = Path(home).expanduser().absolute() if home else Path.home()
         self.session_id = session_id
@@ -125,7 +129,7 @@ class BashTool:
             section = trusted.sections.get("sandbox")
             roots = load_config(self.workspace, config, user=user_config).filesystem_roots
         self.settings = parse_section(section)
-        self.sandbox = _sandbox_from(sandbox, self.settings)
+        self.sandbox = _sandbox_from(sandbox, self.settings, prespawn)
         self.engine = engine or load_engine(
             self.workspace, mode, config, approver=approver, ask_as_deny=False,
             sandboxed=self.sandbox.tier is not Tier.NONE or self.sandbox.disabled,

@@ -45,12 +45,16 @@ def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
 
     chosen = terminal_approver() if approver is True else (approver or None)
     try:
+        # one command per process: a fresh bwrap is cheaper than starting a pre-spawned one
         tool = BashTool(cwd or os.getcwd(), mode, approver=chosen, config=config,
-                        timeout=timeout)
+                        timeout=timeout, prespawn=False)
     except (ValueError, SandboxUnavailable, OSError) as exc:
         print(f"shellgate: {exc}", file=err)
         return EXIT_USAGE
-    result = tool.run(cmd)
+    try:
+        result = tool.run(cmd)
+    finally:
+        tool.close()
     if json_out:
         print(json.dumps(result.to_json(), ensure_ascii=False), file=out)
     else:
