@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,15 @@ def _private_xdg(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         (base / var).mkdir()
         monkeypatch.setenv(var, str(base / var))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_sandbox_left_behind() -> Iterator[None]:
+    """The session ends with no pre-spawned sandbox still running (BashTool users close them)."""
+    yield
+    import gc
+
+    from shellgate.sandbox import prespawn
+
+    gc.collect()
+    assert prespawn.live_servers() == []
