@@ -47,3 +47,36 @@ def _no_sandbox_left_behind() -> Iterator[None]:
 
     gc.collect()
     assert prespawn.live_servers() == []
+
+
+_INHERITED: set = set()  # pre-spawned sandboxes a module found alive (not its own to judge)
+
+
+def live_sandboxes() -> list:
+    """Pre-spawned sandboxes alive now that the running module did not inherit."""
+    from shellgate.sandbox import prespawn
+
+    return [s for s in prespawn.live_servers() if s not in _INHERITED]
+
+
+def _bwraps() -> list:
+    import psutil
+
+    return [p for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"]
+
+
+@pytest.fixture(scope="module")
+def no_leaked_sandboxes() -> Iterator[None]:
+    """After a sandbox test module: none of its pre-spawned sandboxes left, and no bwrap of its
+    own left among our descendants (alive or zombie)."""
+    import gc
+
+    from shellgate.sandbox import prespawn
+
+    gc.collect()
+    _INHERITED.update(prespawn.live_servers())
+    before = {p.pid for p in _bwraps()}
+    yield
+    gc.collect()
+    assert live_sandboxes() == []
+    assert [(p.pid, p.status()) for p in _bwraps() if p.pid not in before] == []

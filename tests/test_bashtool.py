@@ -6,7 +6,6 @@ that what stopped it is the sandbox — then judges the outcome from the host si
 
 from __future__ import annotations
 
-import gc
 import io
 import json
 import os
@@ -18,9 +17,10 @@ from pathlib import Path
 
 import psutil
 import pytest
+from conftest import live_sandboxes
 
 from shellgate.approval import scripted
-from shellgate.sandbox import Sandbox, SandboxUnavailable, Tier, prespawn
+from shellgate.sandbox import Sandbox, SandboxUnavailable, Tier
 from shellgate.tools import BashTool
 from shellgate.tools.run_cli import run_command
 
@@ -80,29 +80,7 @@ def _tools(monkeypatch: pytest.MonkeyPatch):
         t.close()
 
 
-_BASE: set = set()   # servers other test modules left alive (not ours to judge)
-
-
-def _servers() -> list:
-    """Pre-spawned sandboxes alive now that this module did not inherit."""
-    return [s for s in prespawn.live_servers() if s not in _BASE]
-
-
-def _bwraps() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _no_leaked_sandboxes():
-    """After this module: none of its pre-spawned sandboxes left, no bwrap of its own left
-    among our descendants (alive or zombie)."""
-    gc.collect()
-    _BASE.update(prespawn.live_servers())
-    before = {p.pid for p in _bwraps()}
-    yield
-    gc.collect()
-    assert _servers() == []
-    assert [(p.pid, p.status()) for p in _bwraps() if p.pid not in before] == []
+pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
 
 
 def _tool(world: dict[str, Path], mode: str = "trust", **kw) -> BashTool:
@@ -246,9 +224,9 @@ def test_prespawn_is_the_default_and_can_be_turned_off(world, tmp_path) -> None:
     if t.sandbox.tier is not Tier.BWRAP:
         pytest.skip(f"pre-spawning is for the bwrap tier; here: {t.sandbox.description}")
     assert t.sandbox.prespawn and t.run("true").ok
-    assert t.sandbox.prespawn_error is None and len(_servers()) == 1
+    assert t.sandbox.prespawn_error is None and len(live_sandboxes()) == 1
     t.close()
-    assert _servers() == []
+    assert live_sandboxes() == []
     cfg = tmp_path / "fresh.toml"
     cfg.write_text("[sandbox]\nprespawn = false\n")
     fresh = BashTool(world["ws"], "trust", home=world["home"], audit=False, store=False,
@@ -256,7 +234,7 @@ def test_prespawn_is_the_default_and_can_be_turned_off(world, tmp_path) -> None:
     assert not fresh.sandbox.prespawn
     r = _allowed_then(fresh.run("echo hi"))
     assert (r.stdout, r.sandbox) == ("hi\n", "bwrap")
-    assert _servers() == []
+    assert live_sandboxes() == []
 
 
 def test_sandbox_is_on_in_trust_mode_unless_disabled(world) -> None:
@@ -333,6 +311,6 @@ def test_run_cli_uses_a_fresh_sandbox_and_leaves_nothing(world, fake_home) -> No
     out = io.StringIO()
     rc = run_command("echo $PPID", "trust", str(world["ws"]), None, False, None,
                      approver=None, out=out, err=io.StringIO())
-    assert rc == 0 and _servers() == []
+    assert rc == 0 and live_sandboxes() == []
     if Sandbox().tier is Tier.BWRAP:
         assert out.getvalue() == "1\n"   # bwrap's own init: a fresh sandbox, not a server

@@ -7,7 +7,6 @@ test can fail. A tier the machine lacks is skipped with the reason the probe gav
 
 from __future__ import annotations
 
-import gc
 import os
 import shlex
 import socket
@@ -19,7 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, Tier, build_policy, prespawn, probe
+from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, Tier, build_policy, probe
 
 PY = shlex.quote(sys.executable)
 CANARY = "CANARY-ssh-key-5f1e0c"
@@ -56,29 +55,7 @@ def any_tier(request: pytest.FixtureRequest) -> Sandbox:
     yield from _lent(request)
 
 
-_BASE: set = set()   # servers other test modules left alive (not ours to judge)
-
-
-def _servers() -> list:
-    """Pre-spawned sandboxes alive now that this module did not inherit."""
-    return [s for s in prespawn.live_servers() if s not in _BASE]
-
-
-def _bwraps() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _no_leaked_sandboxes():
-    """After this module: none of its pre-spawned sandboxes left, no bwrap of its own left
-    among our descendants (alive or zombie)."""
-    gc.collect()
-    _BASE.update(prespawn.live_servers())
-    before = {p.pid for p in _bwraps()}
-    yield
-    gc.collect()
-    assert _servers() == []
-    assert [(p.pid, p.status()) for p in _bwraps() if p.pid not in before] == []
+pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
 
 
 @pytest.fixture

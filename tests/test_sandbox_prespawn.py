@@ -21,8 +21,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from conftest import live_sandboxes
 
-from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, build_policy, jobs, prespawn, runner
+from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, build_policy, jobs, runner
 from shellgate.sandbox.bwrap import mount_identity
 
 CANARY = "CANARY-prespawn-3b9e"
@@ -38,29 +39,7 @@ def sb():
     s.close()
 
 
-_BASE: set = set()   # servers other test modules left alive (not ours to judge)
-
-
-def _servers() -> list:
-    """Pre-spawned sandboxes alive now that this module did not inherit."""
-    return [s for s in prespawn.live_servers() if s not in _BASE]
-
-
-def _bwraps() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if p.name() == "bwrap"]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _no_leaked_sandboxes():
-    """After this module: none of its pre-spawned sandboxes left, no bwrap of its own left
-    among our descendants (alive or zombie)."""
-    gc.collect()
-    _BASE.update(prespawn.live_servers())
-    before = {p.pid for p in _bwraps()}
-    yield
-    gc.collect()
-    assert _servers() == []
-    assert [(p.pid, p.status()) for p in _bwraps() if p.pid not in before] == []
+pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
 
 
 @pytest.fixture
@@ -87,17 +66,17 @@ def _server_pid(sb: Sandbox, w: dict[str, Path], **kw) -> str:
 
 def test_one_server_serves_many_commands(sb: Sandbox, world) -> None:
     assert _server_pid(sb, world) == _server_pid(sb, world)
-    assert len(_servers()) == 1 and sb.prespawn_error is None
+    assert len(live_sandboxes()) == 1 and sb.prespawn_error is None
     assert sb.description == "bwrap (pre-spawned)"
 
 
 def test_another_view_gets_another_server_and_the_first_is_kept(sb: Sandbox, world) -> None:
     _server_pid(sb, world)
-    first = _servers()
+    first = live_sandboxes()
     _server_pid(sb, world, network=True)
-    assert len(_servers()) == 2
+    assert len(live_sandboxes()) == 2
     _server_pid(sb, world)
-    assert len(_servers()) == 2 and first[0] in _servers()
+    assert len(live_sandboxes()) == 2 and first[0] in live_sandboxes()
 
 
 def test_background_jobs_die_but_the_server_stays(sb: Sandbox, world) -> None:
@@ -154,7 +133,7 @@ def test_mount_identity_follows_inodes(world) -> None:
 
 def test_a_killed_server_is_replaced(sb: Sandbox, world) -> None:
     _server_pid(sb, world)
-    [first] = _servers()
+    [first] = live_sandboxes()
     count = world["ws"] / "count"
     for _ in range(4):   # it may even die before saying it started: never run a command twice
         r = sb.run("echo ran >> count; kill -9 $PPID; sleep 5; echo survived", _policy(world))
@@ -162,11 +141,11 @@ def test_a_killed_server_is_replaced(sb: Sandbox, world) -> None:
         assert count.read_text() == "ran\n"
         count.unlink()
     assert sb.run("echo back", _policy(world)).stdout == "back\n"
-    [server] = _servers()
+    [server] = live_sandboxes()
     server.proc.kill()          # from the host side too
     server.proc.wait()
     assert sb.run("echo again", _policy(world)).stdout == "again\n"
-    assert server not in _servers() and first not in _servers()
+    assert server not in live_sandboxes() and first not in live_sandboxes()
 
 
 def test_a_stopped_server_is_torn_down_at_the_timeout(sb: Sandbox, world, monkeypatch) -> None:
@@ -200,7 +179,7 @@ def test_concurrent_commands_get_separate_sandboxes(sb: Sandbox, world) -> None:
         assert os.read(rfd, 16) == b"up\n"
         quick = sb.run("sleep 200 & echo quick", _policy(world))
         assert quick.stdout == "quick\n"
-        assert len(_servers()) == 2
+        assert len(live_sandboxes()) == 2
         with open(go, "w") as f:
             f.write("done\n")
     finally:
@@ -211,12 +190,12 @@ def test_concurrent_commands_get_separate_sandboxes(sb: Sandbox, world) -> None:
 
 def test_close_ends_every_process_of_the_sandbox(sb: Sandbox, world) -> None:
     sb.run("true", _policy(world))
-    [server] = _servers()
+    [server] = live_sandboxes()
     procs = [psutil.Process(server.proc.pid), psutil.Process(server.init_pid)]
     procs += procs[1].children(recursive=True)
     assert len(procs) >= 3   # bwrap, its init, the server
     sb.close()
-    assert _servers() == []
+    assert live_sandboxes() == []
     assert [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
     assert sb.run("echo reopened", _policy(world)).stdout == "reopened\n"
 
@@ -227,10 +206,10 @@ def test_garbage_collection_closes_the_servers(world) -> None:
     except SandboxUnavailable as exc:
         pytest.skip(f"bwrap tier unavailable here: {exc}")
     s.run("true", _policy(world))
-    assert len(_servers()) == 1
+    assert len(live_sandboxes()) == 1
     del s
     gc.collect()
-    assert _servers() == []
+    assert live_sandboxes() == []
 
 
 _HOST = """
@@ -273,7 +252,7 @@ def test_a_server_that_cannot_start_means_fresh_sandboxes(sb: Sandbox, world, mo
     assert r.stdout == "still-runs\n" and r.tier == "bwrap"
     assert sb.prespawn_error and any("pre-spawned sandbox unavailable" in n for n in r.notes)
     assert sb.description.startswith("bwrap (fresh per command")
-    assert _servers() == []
+    assert live_sandboxes() == []
     r = sb.run("cat ~/.netrc; echo x >> .git/hooks/pre-commit", _policy(world))   # still confined
     assert "password" not in r.stdout and "Read-only file system" in r.stderr
 
