@@ -9,11 +9,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from typing import IO
 
 from .check import Gate, Verdict
 
-DECISION_EXIT = {"allow": 0, "ask": 3, "deny": 4}
+DECISION_EXIT = {"allow": 0, "ask": 3, "deny": 4}  # the README's exit-code table
+
+
+def exit_code(verdict: Verdict) -> int:
+    """The exit code of ``check``/``explain`` for a verdict; anything unexpected is a deny."""
+    return DECISION_EXIT.get(verdict.decision, DECISION_EXIT["deny"])
 _CHUNK = 64
 _WINDOW_CHUNKS = 4     # per worker: chunks in flight before reading more input
 
@@ -26,12 +31,12 @@ def run_one(command: str, *, mode: str | None, cwd: str | None, config: str | No
             as_json: bool, out: IO[str] | None = None) -> int:
     verdict = make_gate(mode, cwd, config, plan).check(command, cwd=cwd)
     if as_json:
-        print(json.dumps(verdict.to_json(), ensure_ascii=False), file=out)
+        print(verdict_json(verdict), file=out)
     else:
         from .render import print_verdict
 
         print_verdict(verdict, file=out)
-    return DECISION_EXIT.get(verdict.decision, 4)
+    return exit_code(verdict)
 
 
 # --- batch -------------------------------------------------------------------------------
@@ -54,8 +59,7 @@ def _check_line(line: str) -> str:
             raise ValueError("expected a JSON object with a string 'cmd' key")
     except (ValueError, KeyError) as exc:
         return json.dumps({"error": f"bad input line: {exc}", "decision": "deny"})
-    result: dict[str, Any] = _worker_gate.check(cmd).to_json()
-    return json.dumps(result, ensure_ascii=False)
+    return verdict_json(_worker_gate.check(cmd))
 
 
 def _lines(src: IO[str]) -> Iterator[str]:

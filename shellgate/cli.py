@@ -14,8 +14,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_ASK, EXIT_DENY = 0, 1, 2, 3, 4
-DECISION_EXIT = {"allow": EXIT_OK, "ask": EXIT_ASK, "deny": EXIT_DENY}
 MODES = ("strict", "balanced", "accept-edits", "accept_edits", "auto", "trust")
 HOOK_AGENTS = ("claude-code", "codex", "gemini")
 
@@ -100,7 +98,7 @@ def _click_main(args: list[str]) -> None:
     def explain(command: str, mode: str | None, cwd: str | None, config: str | None,
                 as_json: bool, plan: bool) -> None:
         """Show every command bash would run and every reason, with its span underlined."""
-        from .checkcli import make_gate, verdict_json
+        from .checkcli import exit_code, make_gate, verdict_json
         from .render import print_explain
 
         verdict = make_gate(mode, cwd, config, plan).check(command, cwd=cwd)
@@ -108,7 +106,7 @@ def _click_main(args: list[str]) -> None:
             click.echo(verdict_json(verdict))
         else:
             print_explain(verdict)
-        sys.exit(DECISION_EXIT.get(verdict.decision, EXIT_DENY))
+        sys.exit(exit_code(verdict))
 
     @cli.command(context_settings={"ignore_unknown_options": True})
     @mode_opt
