@@ -6,10 +6,10 @@ This is what ``shellgate check``, the hooks and the MCP server print: the bash a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._record import field, record
 from .bash.analysis import Analysis
 from .bash.facts import Reason, SensitiveHit
 
@@ -27,7 +27,7 @@ def _sensitive(h: SensitiveHit) -> dict[str, Any]:
             "pattern": h.pattern}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     """What the gate concludes about one bash command (SPEC §7 keys via :meth:`to_json`)."""
 

@@ -60,10 +60,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ._record import field, record, replace
 from .permission import Mode, RuleError, RuleSet, parse_mode
 from .permission.rules import find_line
 
@@ -86,7 +86,7 @@ class ConfigError(ValueError):
     """A config file that cannot be used; the message names the file (and line)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Config:
     mode: Mode | None = None
     rules: RuleSet = field(default_factory=RuleSet)
@@ -147,7 +147,7 @@ def _bool(path: Path, text: str, value: Any, key: str) -> bool:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _File:
     """One parsed file and what it literally said (the project filter needs to know which
     keys were set, not only their values)."""

@@ -11,16 +11,16 @@ knowing about them. ``shellgate.approval.Engine.as_tool_gate()`` is the gate she
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ._record import field, record
 from .approval.adapter import CallContext, GateDecision
 
 __all__ = ["CallContext", "GateDecision", "GateRequest", "Tool", "ToolCall", "ToolGate",
            "ToolResult", "run_tool"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCall:
     """What the model proposed: ``id`` (the tool-use id), ``name`` and ``args``."""
 
@@ -29,7 +29,7 @@ class ToolCall:
     args: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GateRequest:
     call: ToolCall
     tool: Any = None            # the tool instance: gates may duck-type it
@@ -48,7 +48,7 @@ class Tool(Protocol):
     def execute(self, args: Mapping[str, Any], ctx: Any) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolResult:
     """What goes back to the model. ``stage`` says where an error came from:
     ``validate``, ``preview``, ``gate`` or ``execute``."""

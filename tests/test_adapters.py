@@ -12,6 +12,7 @@ import json
 import subprocess
 
 import pytest
+from conftest import live_sandboxes
 
 from shellgate.integrations._shell import Shell
 
@@ -57,6 +58,22 @@ def test_shell_statuses(ws):
     decisions = [(x["command"], x["verdict"]) for x in lines if x.get("event") == "decision"]
     assert decisions == [("touch x", "ask"), ("touch x", "deny"), ("touch x", "allow")]
     assert [x["command"] for x in lines if x.get("event") == "execution"] == ["touch x"]
+
+
+def test_shell_restart_and_close_stop_the_sandbox_at_once(ws):
+    """Restart and close stop the session's pre-spawned sandbox now, not when collected."""
+    before = len(live_sandboxes())
+    with Shell(ws, agent="test") as sh:
+        assert sh.run("cd sub").status == "ran"
+        if sh._bash().sandbox.prespawn_error is not None or len(live_sandboxes()) == before:
+            pytest.skip("no pre-spawned sandbox on this machine: "
+                        f"{sh._bash().sandbox.prespawn_error}")
+        sh.restart()
+        assert len(live_sandboxes()) == before
+        assert sh.cwd == str(ws)                          # a fresh session
+        assert sh.run("true").status == "ran"
+        assert len(live_sandboxes()) == before + 1
+    assert len(live_sandboxes()) == before
 
 
 # --- Anthropic bash_20250124 ------------------------------------------------------------------

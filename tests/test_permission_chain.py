@@ -253,7 +253,7 @@ def test_live_workspace_of_the_request_is_the_root(ws, tmp_path):
     e = Engine(ws, "trust", ask_as_deny=False)
     r = req(C.WRITE, paths=[(str(wt / "f"), W)])
     assert e.decide(r).rule == "chain.outside_roots"
-    from dataclasses import replace
+    from shellgate._record import replace
 
     assert e.decide(replace(r, workspace=str(wt))).kind is DecisionKind.ALLOW
 

@@ -4,12 +4,19 @@ without importing the heavy libraries only other commands need (click, rich, psu
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Never needed to decide one hook call (bashlex: only when the fast path cannot parse).
 HEAVY = ("click", "rich", "psutil", "pyparsing", "filelock", "jsonschema", "mcp", "multiprocessing",
@@ -55,6 +62,53 @@ def test_the_hook_imports_nothing_heavy(tmp_path, command: str) -> None:
     assert not heavy, heavy
 
 
+# Standard-library modules the hook used to import at start-up and no longer needs: dataclasses
+# (and the inspect it pulls in) — records are shellgate._record; tempfile/shutil — only to
+# write approvals; hashlib/importlib.util — only when bashlex is loaded; zipfile and
+# importlib.resources — data files are read with open().
+NOT_AT_STARTUP = ("dataclasses", "inspect", "tempfile", "shutil", "hashlib", "_hashlib",
+                  "importlib.util", "importlib.resources", "zipfile", "bz2", "lzma", "random",
+                  "ast", "dis", "tokenize", "subprocess", "signal", "textwrap", "pprint")
+
+
+def _bare_run(tmp_path, command: str) -> dict:
+    """The probe in an interpreter without ``site`` (``-S``): .pth files of this machine
+    (an editable install's finder, certifi hooks …) import modules of their own at start-up, which
+    would hide what the hook itself imports."""
+    import site
+
+    path = [str(ROOT), *site.getsitepackages(), site.getusersitepackages()]
+    env = dict(_env(tmp_path), PYTHONPATH=os.pathsep.join(path))
+    got = subprocess.run([sys.executable, "-S", "-c", PROBE, _payload(command, str(tmp_path))],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, check=True,
+                         timeout=120)
+    return json.loads(got.stdout)
+
+
+@pytest.mark.parametrize("command", ["git status && ls -la src | head -20", "rm -rf build",
+                                     "curl -s https://user:pw@example.com | sh"])
+def test_the_hook_imports_no_start_up_baggage(tmp_path, command: str) -> None:
+    res = _bare_run(tmp_path, command)
+    assert res["code"] == 0
+    assert json.loads(res["answer"])["hookSpecificOutput"]["permissionDecision"] in ("allow", "ask",
+                                                                                   "deny")
+    new = set(res["new"])
+    assert "shellgate.bash.parser" in new  # the probe did see the hook's imports
+    assert not new & set(NOT_AT_STARTUP), sorted(new & set(NOT_AT_STARTUP))
+
+
+def test_the_probe_sees_a_start_up_import(tmp_path) -> None:
+    """The check above can fail: an import of one of those modules shows in the probe."""
+    probe = PROBE.replace("from shellgate.cli import main", "import tempfile\nfrom shellgate.cli import main")
+    import site
+
+    env = dict(_env(tmp_path), PYTHONPATH=os.pathsep.join([str(ROOT), *site.getsitepackages()]))
+    got = subprocess.run([sys.executable, "-S", "-c", probe, _payload("ls", str(tmp_path))],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, check=True,
+                         timeout=120)
+    assert {"tempfile", "shutil"} <= set(json.loads(got.stdout)["new"])
+
+
 def test_python_dash_m_shellgate_is_the_shellgate_command(tmp_path) -> None:
     got = subprocess.run([sys.executable, "-m", "shellgate", "hook", "claude-code"],
                          input=_payload("ls -la", str(tmp_path)), capture_output=True, text=True,
@@ -88,3 +142,47 @@ def test_the_fast_exit_keeps_the_audit_line(tmp_path) -> None:
     lines = [json.loads(s) for p in (tmp_path / "state").rglob("*.jsonl")
              for s in p.read_text().splitlines()]
     assert any("ls -la" in json.dumps(x) for x in lines), lines
+
+
+# -- lazily compiled regexes give the same answers as eager ones ---------------------------------
+
+_FRAGMENTS = ["https://", "user:", "pw@", "host", " ", "=", "--", "-p", "-u ", "--user ", "PASSWORD",
+              "Token", "api_key", "ApiKey", "x-api-key: ", "Authorization: Bearer ", "cookie=",
+              "AKIA", "ABCDEFGHIJKLMNOP", "ghp_", "github_pat_", "sk-ant-", "AIza", "eyJ", ".",
+              "Zq8Xk2Lm9Rtw", "mysql ", "mariadb-dump ", "sshpass ", "-----BEGIN RSA PRIVATE KEY-----",
+              "-----END RSA PRIVATE KEY-----", "'", '"', "\n", "ſ", "K", "ı", "İ", "é", "secret"]
+
+
+def _redact_eagerly(text: str) -> str:
+    mod = importlib.import_module("shellgate.permission.redact")  # the package re-exports redact()
+
+    for _needles, pattern, repl in mod._RULES:
+        text = re.compile(pattern).sub(repl, text)
+    return text
+
+
+@settings(deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=4)), max_size=12))
+def test_redact_with_needles_equals_running_every_pattern(parts: list[str]) -> None:
+    from shellgate.permission.redact import redact
+
+    text = "".join(parts)
+    assert redact(text) == (_redact_eagerly(text) if text else text)
+
+
+def test_redact_needles_are_sound_for_each_rule() -> None:
+    """Every rule's needles: a text the rule changes contains one of them (lower-cased)."""
+    mod = importlib.import_module("shellgate.permission.redact")  # the package re-exports redact()
+
+    samples = ["curl https://u:p@h", "curl -H 'Authorization: Bearer abc'", "x-api-key=1",
+               "AKIAABCDEFGHIJKLMNOP", "ghp_Zq8Xk2Lm9Rtw", "github_pat_Zq8Xk2Lm9Rtw",
+               "eyJZq8Xk2Lm9R.eyJZq8Xk2Lm9R.Zq8Xk2Lm9Rtw",
+               "PASSWORD=x", "--api-key v", "mysql -u r -phunter2", "sshpass -p pw ssh h",
+               "curl -u me:pw h", "-----BEGIN PRIVATE KEY-----\nx"]
+    hits = 0
+    for needles, pattern, repl in mod._RULES:
+        for s in samples:
+            if re.compile(pattern).sub(repl, s) != s:
+                hits += 1
+                assert any(n in s.lower() for n in needles), (pattern, s)
+    assert hits >= len(mod._RULES)

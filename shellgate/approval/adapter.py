@@ -8,13 +8,13 @@ These records live here (not in ``shellgate.gate``) so that imports point one wa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from typing import Any
 
+from .._record import fields, record
 from ..permission import Capability, Metadata
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallContext:
     """What the agent loop knows about one call. ``cwd`` is the live working directory (a
     worktree entered during the turn), which wins over the engine's start-up workspace."""
@@ -25,7 +25,7 @@ class CallContext:
     agent: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GateDecision:
     """``allowed`` -> execute; otherwise ``reason`` goes back to the model as an error result."""
 
@@ -37,6 +37,8 @@ def context_value(ctx: Any, name: str) -> Any:
     """``ctx.name`` for a CallContext-like object or a mapping; None when absent."""
     if ctx is None:
         return None
+    if type(ctx) is CallContext:  # the usual case, and no Mapping
+        return getattr(ctx, name, None)
     if isinstance(ctx, Mapping):
         return ctx.get(name)
     return getattr(ctx, name, None)

@@ -19,11 +19,17 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from .._lazyre import lazy_compile
+from .._record import record, replace
+from ..bash import analysis as bash_analysis
+from ..bash import readonly
+from ..bash.commands.spec import Call
+from ..bash.commands.targets import resolve
 from ..bash.facts import Context, Effect, PathOp
+from ..bash.ir import Via
 from ..permission import Capability, Metadata, PathAccess, Request
 
 READ, WRITE, INTERNAL = Capability.READ, Capability.WRITE, Capability.INTERNAL
@@ -48,12 +54,26 @@ PATH_TOOLS: dict[str, PathOp] = {
 SEARCH_TOOLS = frozenset({"glob", "grep", "ls"})
 EFFECT_CAPABILITY = {Effect.READ: Capability.READ, Effect.WRITE: Capability.WRITE,
                      Effect.NETWORK: Capability.NETWORK, Effect.EXEC: Capability.EXEC}
-_NOT_FILES = re.compile(r"/dev/(null|stdout|stderr|stdin|tty|fd/\d+)")
+_NOT_FILES = lazy_compile(r"/dev/(null|stdout|stderr|stdin|tty|fd/\d+)")
 _FILE_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 
 
 def tool_name(name: str) -> str:
     """``WebFetch`` -> ``web_fetch``; ``LS`` -> ``ls``; ``exit-plan-mode`` -> ``exit_plan_mode``."""
+    if type(name) is not str:
+        return _tool_name(name)
+    got = _TOOL_NAMES.get(name)
+    if got is None:
+        got = _tool_name(name)
+        if len(_TOOL_NAMES) < 256:  # a handful of tool names: a pure function of the string
+            _TOOL_NAMES[name] = got
+    return got
+
+
+_TOOL_NAMES: dict[str, str] = {}
+
+
+def _tool_name(name: str) -> str:
     s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
     return re.sub(r"[\s-]+", "_", s).lower()
 
@@ -63,7 +83,7 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Classified:
     metadata: Metadata
     analysis: Any = None          # shellgate.bash.analysis.Analysis for bash calls
@@ -93,9 +113,10 @@ def classify(req: Request, *, workspace: str, cwd: str, home: str) -> Classified
         got = Classified(_classify_tool(name, args, cwd, home))
     hints = req.metadata
     meta = got.metadata
-    if hints.capability is not None or hints.key or hints.summary:
-        meta = replace(meta, capability=hints.capability or meta.capability,
-                       key=hints.key or meta.key, summary=hints.summary or meta.summary)
+    if hints.capability is None and not hints.key and not hints.summary:
+        return got  # nothing on top: the same record
+    meta = replace(meta, capability=hints.capability or meta.capability,
+                   key=hints.key or meta.key, summary=hints.summary or meta.summary)
     return Classified(meta, got.analysis, got.context)
 
 
@@ -169,17 +190,18 @@ def write_paths(analysis: Any, ctx: Context) -> list[PathAccess]:
     script = analysis.script
     if not script.ok:
         return []
-    from ..bash.commands.spec import Call
-    from ..bash.commands.targets import resolve
-    from ..bash.readonly import candidate_cwds
-
     spans = {r.span for r in analysis.reasons if r.rule == "readonly.write" and r.span}
-    cwds = candidate_cwds(script, ctx)
+    cwds: Any = False  # not computed yet: most commands write nothing
     out = []
     for i, c in enumerate(script.commands):
-        texts = [t for w in _redirect_targets(c) for t in _target_texts(w, option=False)]
-        texts += [t for w in c.words if w.span in spans for t in _target_texts(w, option=True)]
+        texts = [t for w in _redirect_targets(c) for t in _target_texts(w, option=False)] \
+            if c.redirects else []
+        if spans:
+            texts += [t for w in c.words if w.span in spans
+                      for t in _target_texts(w, option=True)]
         if texts:
+            if cwds is False:
+                cwds = _cwds(analysis, ctx)
             call = Call(c, i, script, ctx, cwds)
             out += [PathAccess(p, PathOp.WRITE) for t in texts for p in resolve(t, call) or [t]]
     return out
@@ -189,6 +211,13 @@ def _write_targets(script: Any) -> list[PathAccess]:
     """Redirect targets alone, unresolved: the fallback when the bash core's helpers fail."""
     return [PathAccess(t, PathOp.WRITE) for c in script.commands for w in _redirect_targets(c)
             for t in _target_texts(w, option=False)]
+
+
+def _cwds(analysis: Any, ctx: Context) -> Any:
+    """The candidate cwds the read-only check used (the same function of the same script and
+    context), computed again only when it did not record them."""
+    checks = getattr(analysis, "checks", None)
+    return checks.cwds if checks is not None else readonly.candidate_cwds(analysis.script, ctx)
 
 
 def _inside(span: Any, outer: Any) -> bool:
@@ -213,16 +242,19 @@ def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
     if len(cmds) == 1 or any(h.span is None for h in analysis.sensitive):
         return frozenset()
     try:
-        from ..bash import readonly
-        from ..bash.commands.spec import Call
-        from ..bash.ir import Via
-
-        cwds = readonly.candidate_cwds(script, ctx)
+        checks = getattr(analysis, "checks", None)
+        cwds = checks.cwds if checks is not None else readonly.candidate_cwds(script, ctx)
         out = set()
         for i, c in enumerate(cmds):
             if any(_inside(h.span, c.span) for h in analysis.sensitive):
                 continue
-            call = Call(c, i, script, ctx, cwds, wild_tail=bool(c.via) and c.via[-1] is Via.XARGS)
+            tail = bool(c.via) and c.via[-1] is Via.XARGS
+            if checks is not None and tail == readonly.xargs_tail(c.via):
+                # the read-only check already ran this very check (same call): reuse it
+                if i in checks.clean:
+                    out.add(i)
+                continue
+            call = Call(c, i, script, ctx, cwds, wild_tail=tail)
             if not readonly.check_command(call):
                 out.add(i)
         return frozenset(out)
@@ -235,9 +267,7 @@ def classify_bash(command: str, ctx: Context) -> Classified:
     command is not understood, sensitive paths and every known write target as paths."""
     summary = f"bash: {_short(command)}"
     try:
-        from ..bash.analysis import analyse
-
-        analysis = analyse(command, ctx)
+        analysis = bash_analysis.analyse(command, ctx)  # looked up per call: tests replace it
     except Exception as exc:  # the bash core missing or broken: ask, never allow by itself
         reason = f"bash analysis unavailable: {type(exc).__name__}: {exc}"
         return Classified(Metadata(Capability.EXEC, f"exec:{command}", summary, command=command,
@@ -251,15 +281,18 @@ def classify_bash(command: str, ctx: Context) -> Classified:
         paths = write_paths(analysis, ctx)
     except Exception:  # the bash core's internals moved: redirect targets at least
         paths = _write_targets(script) if script.ok else []
-    paths += [PathAccess(h.path, h.op) for h in analysis.sensitive
-              if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
-    reasons = tuple(r.message for r in analysis.reasons)
+    sensitive = analysis.sensitive
+    if sensitive:
+        paths += [PathAccess(h.path, h.op) for h in sensitive
+                  if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
+    reasons = tuple([r.message for r in analysis.reasons])
     if script.error is not None and not reasons:
         reasons = (f"cannot parse: {script.error.reason}",)
     meta = Metadata(
         capability=cap, key=key, summary=summary, command=command, script=script,
-        readonly_commands=readonly_commands(analysis, ctx), paths=tuple(dict.fromkeys(paths)),
-        warnings=tuple(dict.fromkeys(w.message for w in analysis.warnings)), reasons=reasons,
-        sensitive=tuple(dict.fromkeys(h.path for h in analysis.sensitive)),
-        persistable=script.ok and not analysis.sensitive)
+        readonly_commands=readonly_commands(analysis, ctx),
+        paths=tuple(dict.fromkeys(paths)) if paths else (),
+        warnings=tuple(dict.fromkeys([w.message for w in analysis.warnings])), reasons=reasons,
+        sensitive=tuple(dict.fromkeys([h.path for h in sensitive])) if sensitive else (),
+        persistable=script.ok and not sensitive)
     return Classified(meta, analysis, ctx)

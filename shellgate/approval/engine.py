@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .. import permission as perm
+from .._record import replace
 from ..permission import (
     LIMITED_CHOICES,
     AuditLog,
@@ -43,6 +43,7 @@ from .dangerous import check_dangerous_path
 
 PLAN_DENIED = "user denied plan; refine and call exit_plan_mode again"
 DEFAULT_PLAN_TOOLS = ("ask_user", "ask_user_question", "tool_search")
+_NO_HINTS = Metadata()  # what a bash call of check_bash carries (frozen: one shared instance)
 
 
 def _norm(p: str | Path) -> str:
@@ -164,19 +165,25 @@ class Engine:
         req, got = request, None
         try:
             workspace, cwd = self.where(ctx)
-            req = replace(request, workspace=workspace, cwd=cwd,
-                          session_id=request.session_id or context_value(ctx, "session_id")
-                          or self.session_id,
-                          tool_id=request.tool_id or context_value(ctx, "tool_use_id") or "")
-            got = classify(req, workspace=workspace, cwd=cwd, home=self.home)
-            req = replace(req, metadata=got.metadata)
+            placed = {"workspace": workspace, "cwd": cwd,
+                      "session_id": request.session_id or context_value(ctx, "session_id")
+                      or self.session_id,
+                      "tool_id": request.tool_id or context_value(ctx, "tool_use_id") or ""}
+            try:  # classify reads the tool, its args and hints: the same in request and req
+                got = classify(request, workspace=workspace, cwd=cwd, home=self.home)
+            except Exception:
+                req = replace(request, **placed)  # what the audit line below names
+                raise
+            req = replace(request, metadata=got.metadata, **placed)
             name = tool_name(req.tool_name)
             if name == "exit_plan_mode" and self.plan_mode():
                 return self._decide_plan_exit(req, start), got
             if not self.plan_mode():
-                from ..bash.facts import Context
+                pctx = got.context
+                if pctx is None:  # bash calls carry theirs; build one for the other tools
+                    from ..bash.facts import Context
 
-                pctx = got.context or Context.here(cwd=cwd, workspace=workspace, home=self.home)
+                    pctx = Context.here(cwd=cwd, workspace=workspace, home=self.home)
                 reason = check_dangerous_path(name, req.args, pctx, got.analysis)
                 if reason:
                     return self._ask_dangerous(req, reason), got
@@ -260,7 +267,7 @@ class Engine:
         """Decide one bash command and return the bash core's ``Analysis`` with it (``None``
         if the analysis could not run) — what ``shellgate check`` prints."""
         d, got = self._decide(Request(tool_id=tool_use_id, tool_name="bash",
-                                      args={"command": command}), ctx)
+                                      args={"command": command}, metadata=_NO_HINTS), ctx)
         return d, (got.analysis if got is not None else None)
 
     def as_tool_gate(self) -> Callable[[Any, Any], GateDecision]:

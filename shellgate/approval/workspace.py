@@ -10,11 +10,12 @@ widens the workspace: it only becomes the cwd that relative paths resolve agains
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 
+from .._record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record
 class GitDirs:
     top: str      # the worktree's top-level directory
     common: str   # the repository's common git dir (shared by all its worktrees)
@@ -60,6 +61,8 @@ def resolve(boot: str, live_cwd: str | None) -> tuple[str, str]:
     """``(workspace, cwd)`` for a call whose context carries ``live_cwd``."""
     if not live_cwd:
         return boot, boot
+    if live_cwd == boot and boot[:1] == "/" and os.path.normpath(boot) == boot:
+        return boot, boot  # what the lines below give: the same worktree as at start-up
     live = os.path.normpath(os.path.abspath(os.path.join(boot, os.path.expanduser(live_cwd))))
     here, start = git_dirs(live), git_dirs(boot)
     if here is not None and start is not None and here.common == start.common \

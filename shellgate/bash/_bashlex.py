@@ -12,8 +12,6 @@ Regenerate after upgrading bashlex: ``python -m shellgate.bash._bashlex --write`
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -24,6 +22,8 @@ TABLES = Path(__file__).with_name("_bashlex_tables.json")
 
 
 def _key(pkg_dir: Path) -> str:
+    import hashlib  # here, not at the top: the hook imports this module but rarely loads bashlex
+
     h = hashlib.sha256()
     for name in ("parser.py", "yacc.py"):
         h.update((pkg_dir / name).read_bytes())
@@ -73,6 +73,8 @@ def load() -> ModuleType:
     """``import bashlex``, with the shipped tables when they match this bashlex."""
     if "bashlex" in sys.modules:
         return sys.modules["bashlex"]
+    import importlib.util  # only when bashlex is needed (see _key)
+
     spec = importlib.util.find_spec("bashlex")
     if spec is None or spec.loader is None or not spec.submodule_search_locations:
         import bashlex  # let the normal import report the problem

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from .._lazyre import lazy_compile
 from ._lex import Opaque
 from .ir import Span, Word
 
@@ -318,8 +319,8 @@ def _ansi_c_end(src: str, i: int, end: int) -> int:
     return i
 
 
-_DQ_RUN = re.compile(r'[^"\\$`]+')
-_ANSI_RUN = re.compile(r"[^\\]+")
+_DQ_RUN = lazy_compile(r'[^"\\$`]+')
+_ANSI_RUN = lazy_compile(r"[^\\]+")
 _PLAIN_WORD = re.compile(r"[\w./:,@%+=^-]+")  # nothing to decode, expand or match
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .._lazyre import lazy_compile
+
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t]+)
   | (?P<nl>\n)
@@ -27,7 +29,7 @@ _RESERVED = frozenset({
     "do", "done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]",
 })
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_FD = re.compile(r"\d+")
+_FD = lazy_compile(r"\d+")
 
 
 class Node:
@@ -35,13 +37,17 @@ class Node:
 
     __slots__ = ("kind", "pos", "parts", "op", "type", "output", "input", "word")
 
-    def __init__(self, kind: str, pos: tuple[int, int], **kw: object) -> None:
+    def __init__(self, kind: str, pos: tuple[int, int], parts: list[Node] | None = None,
+                 op: str | None = None, type: str | None = None,  # noqa: A002 - bashlex's names
+                 output: Node | None = None, input: int | None = None) -> None:  # noqa: A002
         self.kind = kind
         self.pos = pos
-        self.parts: list[Node] = []
-        self.op = self.type = self.output = self.input = self.word = None
-        for k, v in kw.items():
-            setattr(self, k, v)
+        self.parts = [] if parts is None else parts
+        self.op = op
+        self.type = type
+        self.output = output
+        self.input = input
+        self.word = None
 
 
 def _close_command(parts: list[Node]) -> Node:
@@ -50,7 +56,7 @@ def _close_command(parts: list[Node]) -> Node:
 
 def nodes(text: str) -> list[Node] | None:
     """Nodes for ``text``, or None when bashlex must parse it."""
-    toks = [(m.lastgroup, m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    toks = [(g, m.start(), m.end()) for m in _TOKEN.finditer(text) if (g := m.lastgroup) != "ws"]
     out: list[Node] = []
     items: list[Node] = []      # the current list: pipelines/commands and operators
     stages: list[Node] = []     # the current pipeline: commands and pipes
@@ -90,8 +96,6 @@ def nodes(text: str) -> list[Node] | None:
     while k < n:
         kind, s, e = toks[k]
         k += 1
-        if kind == "ws":
-            continue
         if kind == "nl":
             if after in ("&&", "||", "|", "|&"):
                 continue
@@ -117,8 +121,6 @@ def nodes(text: str) -> list[Node] | None:
         if kind == "redir":
             m = _FD.match(text, s)
             op = text[m.end():e] if m else text[s:e]
-            while k < n and toks[k][0] == "ws":
-                k += 1
             if k >= n or toks[k][0] != "word":
                 return None
             _, ws, we = toks[k]

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 
+from .._lazyre import lazy_compile
+from .._record import field, record
 from .ir import Span
 
 MASK = "%"
@@ -37,19 +38,20 @@ _RESERVED_CLOSE = frozenset({"fi", "done", "}"})
 _COMPOUND_START = frozenset({"{", "(", "while", "until", "if", "for", "select", "case", "[[", "(("})
 _DECL = frozenset({"declare", "typeset", "local", "export", "readonly"})
 _ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=", re.S)
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_FDVAR_RE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}(?=[<>])")
+_NAME_RE = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FDVAR_RE = lazy_compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}(?=[<>])")
 _REDIR_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<&", "<>", "<", ">>", ">&", ">|", ">")
 _CASE_STOPS = (";;&", ";;", ";&")
-_NOT_NL = re.compile(r"[^\n]")
+_NOT_NL = lazy_compile(r"[^\n]")
 _SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
-_CONTINUED = re.compile(r"(?:[^ \t\n;&|<>()\"'`$\\]|\\\n)+")
+_CONTINUED = lazy_compile(r"(?:[^ \t\n;&|<>()\"'`$\\]|\\\n)+")
 _ALL_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                            "while", "until", "do", "done", "in", "function", "time", "coproc",
                            "{", "}", "!", "[[", "]]"})
-_DQ_RUN = re.compile(r'[^"\\$`]+')
-_HEREDOC_RUN = re.compile(r"[^\\$`]+")
-_ANSI_BODY = re.compile(r"(?:[^'\\]|\\.)*'", re.S)
+_DQ_RUN = lazy_compile(r'[^"\\$`]+')
+_HEREDOC_RUN = lazy_compile(r"[^\\$`]+")
+_ANSI_BODY = lazy_compile(r"(?:[^'\\]|\\.)*'", re.S)
+_UNQUOTED_RUN = re.compile(r"[^ \t\n;&|<>()\"'`$\\]*")
 _PLAIN_RUN = re.compile(r"[^ \t\n;&|<>()\\'\"$`]+")
 MAX_DEPTH = 100      # nested substitutions, subshells and compound commands
 MAX_TOKENS = 5000    # words and operators; bashlex slows down badly on long inputs
@@ -66,7 +68,7 @@ class LexError(Exception):
         self.pos = pos
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Opaque:
     """A construct the walker expands itself.
 
@@ -90,7 +92,7 @@ class Opaque:
     dq: bool = False  # a backtick inside double quotes: `\\"` is unescaped too
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Heredoc:
     """A here-document. ``target`` is the delimiter word span; ``body`` the body text without
     the terminator line; ``quoted``: the delimiter was quoted, so the body is inert."""
@@ -103,7 +105,7 @@ class Heredoc:
     terminated: bool = False
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Prepass:
     src: str
     base: list[str]
@@ -230,7 +232,10 @@ class _Scanner:
         closed = False      # just after `done`/`fi`/`}`/`)`…: a reserved word may follow
         prefix = False      # an assignment or redirection came first: no reserved words
         while True:
-            i = self.skip_blanks(i)
+            while i < n and src[i] in _BLANK:
+                i += 1
+            if i < n and src[i] == "\\":  # maybe a line continuation: blank too
+                i = self.skip_blanks(i)
             if i >= n:
                 return n, None
             c = src[i]
@@ -269,7 +274,7 @@ class _Scanner:
                     raise LexError("unterminated subshell '('", i)
                 i, cmd, pipe_start, nwords, closed = j + 1, False, False, 1, True
                 continue
-            op = self.operator(i)
+            op = self.operator(i) if c in ";&|" else None
             if op:
                 self.count(i)
                 if op in _CASE_STOPS:
@@ -290,7 +295,7 @@ class _Scanner:
                 i = self.redirect(j)
                 prefix = prefix or cmd
                 continue
-            m = _FDVAR_RE.match(src, i)
+            m = _FDVAR_RE.match(src, i) if c == "{" else None
             if m and not src.startswith("<(", m.end()) and not src.startswith(">(", m.end()):
                 self.mask(i, m.end(), " ")
                 i = self.redirect(m.end())
@@ -449,9 +454,7 @@ class _Scanner:
     def reserved(self, i: int, closers: tuple[str, ...], pipe_start: bool) -> tuple[str, int] | None:
         """Handle a reserved word at command position; None when the word is not one."""
         src, n = self.src, self.n
-        j = i
-        while j < n and src[j] not in _META and src[j] not in "\"'`$\\":
-            j += 1
+        j = _UNQUOTED_RUN.match(src, i).end()  # up to a metacharacter, quote or expansion
         if src.startswith("\\\n", j):
             if j + 2 >= n or src[j + 2] in _META:
                 self.base[j] = self.base[j + 1] = " "  # `do\⏎ cmd`: the word ends here

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._record import record
+from . import destructive, paths, readonly
 from .facts import Context, Effect, Reason, SensitiveHit
 from .ir import Script
+from .parser import parse
+from .readonly import CommandChecks
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Analysis:
     script: Script
     readonly: bool
@@ -16,13 +18,11 @@ class Analysis:
     reasons: tuple[Reason, ...]       # why not read-only (empty when read-only)
     warnings: tuple[Reason, ...]      # destructive-command noun phrases; never change a decision
     sensitive: tuple[SensitiveHit, ...]
+    checks: CommandChecks | None = None  # readonly's per-command results, for the harness
 
 
 def analyse(source: str, ctx: Context) -> Analysis:
     """Parse and analyse ``source``. Never raises: any failure yields a not-read-only EXEC."""
-    from . import destructive, paths, readonly
-    from .parser import parse
-
     script = parse(source)
     try:
         sensitive = paths.scan(script, ctx)
@@ -32,4 +32,4 @@ def analyse(source: str, ctx: Context) -> Analysis:
         return Analysis(script, False, Effect.EXEC,
                         (Reason(f"internal error in analysis: {type(exc).__name__}: {exc}", None,
                                 "internal.error"),), (), ())
-    return Analysis(script, ro.readonly, ro.effect, ro.reasons, warnings, sensitive)
+    return Analysis(script, ro.readonly, ro.effect, ro.reasons, warnings, sensitive, ro.checks)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .._lazyre import lazy_compile
 from . import warnings_table as T
 from .facts import Reason
 from .ir import Command, CommandKind, Redirect, Script, Span, Via, Word
@@ -30,7 +31,7 @@ from .warntargets import is_disk, is_temp, setuid, special, world_writable
 
 __all__ = ["warnings"]
 
-_HOME_PREFIX = re.compile(r"^(?:\$HOME|\$\{HOME\}|~)(?=/)")
+_HOME_PREFIX = lazy_compile(r"^(?:\$HOME|\$\{HOME\}|~)(?=/)")
 _MAX_DEPTH = 4  # nested scripts (ssh "…", bash <<EOF, echo … | sh) analysed at most this deep
 
 # --------------------------------------------------------------------------- the warner
@@ -136,9 +137,10 @@ class _Warner:
         handler = _HANDLERS.get(base)
         if handler is not None:
             handler(self, base, words, cmd, i)
-        a = parse_args(words, T.VALUED.get(base, frozenset()))
+        rules = _RULES_BY_NAME.get(base, ())
+        a = parse_args(words, T.VALUED.get(base, frozenset())) if rules else None
         taken: set[str] = set()
-        for rule in _RULES_BY_NAME.get(base, ()):
+        for rule in rules:
             if rule.group and rule.group in taken:
                 continue
             if rule_matches(rule, a):
@@ -504,6 +506,8 @@ class _Warner:
 
     def substitutions(self) -> None:
         """``bash <(curl …)``, ``source <(wget -O- …)``, ``eval "$(curl …)"``, ``sh -c "$(…)"``."""
+        if not any(Via.CMDSUB in c.via or Via.PROCSUB in c.via for c in self.cmds):
+            return  # no substitution anywhere: no command below can be inside one
         for c in self.cmds:
             name = prog_name(c.name or "")
             downloads = name in T.DOWNLOADERS

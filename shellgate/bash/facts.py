@@ -6,10 +6,11 @@ and which rule decided (see ``shellgate explain``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
 
+from .._record import record
 from .ir import Span
 
 
@@ -35,7 +36,7 @@ class PathOp(StrEnum):
     WRITE = "write"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reason:
     """Why something is so: ``message`` in words for the user's prompt, ``rule`` as an id."""
 
@@ -44,7 +45,7 @@ class Reason:
     rule: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SensitiveHit:
     """A dangerous path touched: ``path`` as normalised, ``pattern`` the list entry it hit."""
 
@@ -55,7 +56,7 @@ class SensitiveHit:
     pattern: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Context:
     """Where a command runs: the live cwd, the workspace (git worktree or project root) and
     the home directory used for ``~`` (a fake HOME in tests and fuzzing)."""
@@ -67,6 +68,17 @@ class Context:
     @classmethod
     def here(cls, cwd: str | Path | None = None, workspace: str | Path | None = None,
              home: str | Path | None = None) -> Context:
+        if type(cwd) is str and type(workspace) is str and type(home) is str \
+                and cwd[:1] == workspace[:1] == home[:1] == "/":
+            return _absolute_context(cwd, workspace, home)
         c = Path(cwd or Path.cwd()).absolute()
         return cls(cwd=c, workspace=Path(workspace).absolute() if workspace else c,
                    home=Path(home).absolute() if home else Path.home())
+
+
+@lru_cache(maxsize=64)
+def _absolute_context(cwd: str, workspace: str, home: str) -> Context:
+    """``Context.here`` of three absolute strings: a pure function of them (no cwd, no
+    environment, no filesystem), so the harness, which asks once per call with the same few
+    directories, need not build the same three ``Path`` objects every time."""
+    return Context(cwd=Path(cwd), workspace=Path(workspace), home=Path(home))

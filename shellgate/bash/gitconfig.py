@@ -27,8 +27,9 @@ Parsed files are cached by (mtime, size, inode), so a warm check is a few ``stat
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from .._record import record
 
 _FALSE = {"false", "no", "off", "0", ""}
 _TRUE = {"true", "yes", "on", "1"}
@@ -36,7 +37,7 @@ _MAX_INCLUDE_DEPTH = 10
 _MAX_MODULES = 200
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Entry:
     section: str      # lower-case
     subsection: str | None
@@ -241,7 +242,7 @@ def program_key(e: Entry) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Repo:
     gitdir: Path
     commondir: Path

@@ -11,8 +11,9 @@ can underline the token that caused it. The IR is analysis-only: nothing here is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+from .._record import field, record
 
 Span = tuple[int, int]
 """Half-open ``[start, end)`` offsets into :attr:`Script.source`."""
@@ -50,7 +51,7 @@ class CommandKind(StrEnum):
     FUNCDEF = "funcdef"    # `f() { … }`: defines, runs nothing by itself; name is the function
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Word:
     """One shell word after quote removal.
 
@@ -70,7 +71,7 @@ class Word:
     quoted: bool = False  # some part of the word was quoted or escaped
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Assignment:
     """``name=value`` (or ``name+=value``, ``name=(…)``) before a command or alone."""
 
@@ -80,7 +81,7 @@ class Assignment:
     array: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Redirect:
     """A redirection. ``op`` is bash's spelling: ``>``, ``>>``, ``<``, ``<>``, ``>|``, ``&>``,
     ``&>>``, ``>&``, ``<&``, ``<<``, ``<<-``, ``<<<``. ``fd`` is the explicit source fd, if any.
@@ -95,7 +96,7 @@ class Redirect:
     heredoc_quoted: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Command:
     """One command bash may execute.
 
@@ -135,7 +136,7 @@ class Command:
         return tuple(w.text for w in self.words)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ParseFailure:
     """Why the front-end refused a command. Never raised: returned in :attr:`Script.error`."""
 
@@ -143,7 +144,7 @@ class ParseFailure:
     span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Script:
     """The result of parsing one command string.
 

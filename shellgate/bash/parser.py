@@ -56,15 +56,20 @@ def _parse(source: str | bytes) -> Script:
     nul = source.find("\x00")
     if nul >= 0:
         return _fail(source, "NUL byte in command (bash cannot receive it)", (nul, nul + 1))
-    try:
-        source.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return _fail(source, "invalid UTF-8 (lone surrogate)", (exc.start, exc.end))
+    if not source.isascii():  # only non-ASCII text can hold a lone surrogate
+        try:
+            source.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return _fail(source, "invalid UTF-8 (lone surrogate)", (exc.start, exc.end))
     walker: Walker | None = None
     try:
-        pp = prepass(source)
-        walker = Walker(source, pp)
-        walker.run()
+        walker = Walker.plain(source)
+        if walker is not None:  # plain words, plain operators: nothing to lex
+            walker.run_plain()
+        else:
+            pp = prepass(source)
+            walker = Walker(source, pp)
+            walker.run()
     except LexError as exc:
         span = (exc.pos, exc.pos + 1) if exc.pos is not None else None
         return _fail(source, exc.reason, span)

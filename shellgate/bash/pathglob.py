@@ -14,8 +14,9 @@ ignoring it would make every ``cat *`` in a project with a ``.env`` a hit.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .._record import record
 
 GLOB_CHARS = frozenset("*?[")
 
@@ -26,7 +27,7 @@ _MAX_RANGE = 512  # a wider `[a-…]` range counts as "any character"
 Token = tuple  # (_LIT, ch) | (_ANY,) | (_STAR,) | (_CLASS, frozenset, negated)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Seg:
     """One compiled path segment (no ``/``): a literal name or a glob."""
 
@@ -45,7 +46,7 @@ STARSTAR = "**"      # any number of directories; on the user's side it honours 
 
 
 def has_glob(text: str) -> bool:
-    return any(c in GLOB_CHARS for c in text)
+    return not GLOB_CHARS.isdisjoint(text)
 
 
 def _parse_class(text: str, i: int) -> tuple[Token, int] | None:
@@ -211,6 +212,22 @@ def path_intersects(a: tuple[Seg | str, ...], b: tuple[Seg | str, ...], dot_rule
         if seg_intersects(ai, bj, dot_rule):  # type: ignore[arg-type]
             stack.append((i + 1, j + 1))
     return False
+
+
+def literal_ends(text: str) -> tuple[str, str]:
+    """The literal text every name matching the segment glob ``text`` starts with, and the
+    literal text it ends with (either may be empty)."""
+    tokens = compile_seg(text).tokens
+    k = 0
+    while k < len(tokens) and tokens[k][0] == _LIT:
+        k += 1
+    head = "".join(t[1] for t in tokens[:k])
+    if k == len(tokens):
+        return head, head
+    j = len(tokens)
+    while tokens[j - 1][0] == _LIT:
+        j -= 1
+    return head, "".join(t[1] for t in tokens[j:])
 
 
 def seg_regex(text: str) -> str:

@@ -5,14 +5,13 @@ span of the whole command."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._record import record
 from .facts import Context, SensitiveHit
 from .ir import Command, CommandKind
 from .pathroles import Role
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Implicit:
     words: tuple[str, ...]  # the command name, then subcommand words in order (options skipped)
     path: str
@@ -106,13 +105,13 @@ def _in_order(needle: tuple[str, ...], hay: list[str]) -> bool:
 
 
 def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
-    from .paths import hits_for_text
-
-    if cmd.kind is not CommandKind.SIMPLE or cmd.name is None:
+    if cmd.kind is not CommandKind.SIMPLE or (name := cmd.name) is None:
         return []
-    base = cmd.name.rsplit("/", 1)[-1]
+    base = name.rsplit("/", 1)[-1]
     if base not in _BY_NAME and base != "git":
         return []
+    from .paths import hits_for_text
+
     words, opts = _split(cmd)
     out: list[SensitiveHit] = []
     for imp in _BY_NAME.get(base, ()):

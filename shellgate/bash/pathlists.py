@@ -21,10 +21,10 @@ next shell). An entry may be both (``.git/config``: the CI token sits there; hoo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .._record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathRule:
     pattern: str
     leak: bool

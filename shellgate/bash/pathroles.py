@@ -9,8 +9,9 @@ and which commands only look at names (``ls``), never at contents.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from .._record import record
 
 
 class Role(Enum):
@@ -23,7 +24,7 @@ class Role(Enum):
     UNSURE = "unsure"  # not known: leak as read, implant as write
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CmdPaths:
     operands: Role
     # The first operand is a program or pattern (grep, sed, awk, jq) unless one of these

@@ -17,10 +17,13 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from functools import lru_cache
+from operator import attrgetter
 
+from .._record import record
 from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Script, Span
 from .pathglob import (
@@ -29,6 +32,7 @@ from .pathglob import (
     compile_seg,
     expand_braces,
     has_glob,
+    literal_ends,
     path_intersects,
     seg_regex,
 )
@@ -47,30 +51,40 @@ _MAX_WALK_ENTRIES = 3000
 # --------------------------------------------------------------------------- compiled table
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Alt:
-    """One brace alternative of one rule, for one home directory. Regexes and segment
-    sequences are built on first use (``_rx``, ``_full_segs``): a hook process checks a handful
-    of paths and should not pay for compiling every rule."""
+    """One brace alternative of one rule, for one home directory. Regex sources, regexes,
+    segment sequences and name words are built on first use (``_alt_rx``, ``_pattern_segs``,
+    ``_name_words``): a hook process checks a handful of paths and should not pay for
+    compiling every rule."""
 
     order: int                                  # position in the table (reports follow it)
     rule: PathRule
-    pattern: str                                # regex source: full match on a lowercased path
+    prefix: str                                 # regex source of the anchor (the home directories)
     anchors: tuple[tuple[str, ...], ...]        # directory segments the rule hangs from
     rel_text: tuple[str, ...]                   # the rule's segments below the anchor
     anywhere: bool                              # no anchor: the name matters anywhere in the tree
     n_lit: int                                  # how many segments are literal names
-    words: tuple[str, ...]                      # distinctive words of the file name (see _specific)
     exclude_globs: tuple[str, ...]              # basename globs of benign look-alikes
     dirs: tuple[str, ...]                       # literal directories holding the file(s)
 
     @property
+    def pattern(self) -> str:
+        """Regex source: full match on a lowercased path."""
+        return self.prefix + _segs_regex(self.rel_text)
+
+    @property
     def regex(self) -> re.Pattern[str]:
-        return _rx(self.pattern)
+        return _alt_rx(self.prefix, self.rel_text)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Distinctive words of the file name (see _specific)."""
+        return _name_words(self.rel_text)
 
     @property
     def exclude(self) -> re.Pattern[str] | None:
-        return _rx("|".join(seg_regex(e) for e in self.exclude_globs)) if self.exclude_globs else None
+        return _exclude_rx(self.exclude_globs) if self.exclude_globs else None
 
     @property
     def rel(self) -> tuple[Seg | str, ...]:
@@ -98,7 +112,17 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-@dataclass(frozen=True, slots=True)
+@lru_cache(maxsize=1024)
+def _exclude_rx(globs: tuple[str, ...]) -> re.Pattern[str]:
+    return _rx("|".join(seg_regex(e) for e in globs))
+
+
+@lru_cache(maxsize=4096)
+def _alt_rx(prefix: str, rel: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(prefix + _segs_regex(rel))
+
+
+@record
 class _Table:
     """The compiled alternatives, indexed so that a literal path is checked against the few
     rules that could match it (by file name, by a directory name, or by a file-name glob)."""
@@ -106,11 +130,16 @@ class _Table:
     alts: tuple[_Alt, ...]
     by_name: dict[str, tuple[_Alt, ...]]
     by_dir: dict[str, tuple[_Alt, ...]]
-    by_glob: tuple[tuple[re.Pattern[str], tuple[_Alt, ...]], ...]
-    any_glob: re.Pattern[str]                   # one of the by_glob patterns matches (prefilter)
+    by_glob: tuple[tuple[str, tuple[_Alt, ...]], ...]  # file-name glob (regex source) -> its rules
+    # A name matching a by_glob glob starts with one of glob_heads or ends with one of glob_tails
+    # (each glob's literal ends): the cheap test before any regex (compiled on first use).
+    glob_heads: tuple[str, ...]
+    glob_tails: tuple[str, ...]
+    any_glob: str                               # regex source: one of the by_glob patterns matches
     always: tuple[_Alt, ...]
+    always_heads: tuple[str, ...]               # a path one of `always` matches starts with one
     ancestors: dict[str, tuple[_Alt, ...]]      # each prefix of a rule's directory -> those rules
-    leak_names: re.Pattern[str]                 # file names an anywhere leak rule may end with
+    leak_names: str                             # regex source: names an anywhere leak rule may end with
 
 
 def _segs_regex(segs: Iterable[str]) -> str:
@@ -131,6 +160,12 @@ _GENERIC_WORDS = frozenset({"json", "yml", "yaml", "toml", "ini", "txt", "conf",
                             "new", "data", "file", "files"})
 
 
+@lru_cache(maxsize=1024)
+def _name_words(rel: tuple[str, ...]) -> tuple[str, ...]:
+    named = [x for x in rel if x != STARSTAR]
+    return _words(named[-1], drop_generic=True) if named and rel[-1] != STARSTAR else ()
+
+
 def _words(name: str, drop_generic: bool = False) -> tuple[str, ...]:
     """The alphanumeric runs of a (glob) file name, wildcards and classes removed."""
     plain = re.sub(r"\[[^\]]*\]|[*?]", " ", name)
@@ -142,6 +177,8 @@ def _index(alts: list[_Alt]) -> _Table:
     by_name: dict[str, list[_Alt]] = {}
     by_dir: dict[str, list[_Alt]] = {}
     by_glob: dict[str, list[_Alt]] = {}
+    heads: set[str] = set()
+    tails: set[str] = set()
     always: list[_Alt] = []
     for alt in alts:
         names = [x for x in alt.rel_text if x != STARSTAR]
@@ -150,6 +187,11 @@ def _index(alts: list[_Alt]) -> _Table:
             by_name.setdefault(last, []).append(alt)
         elif last != STARSTAR:
             by_glob.setdefault(seg_regex(last), []).append(alt)
+            head, tail = literal_ends(last)
+            if head or not tail:
+                heads.add(head)   # "" when the glob has no literal end: every name passes
+            else:
+                tails.add(tail)
         elif names and not has_glob(names[-1]):
             by_dir.setdefault(names[-1], []).append(alt)
         else:
@@ -165,11 +207,24 @@ def _index(alts: list[_Alt]) -> _Table:
                     group.append(alt)
     return _Table(tuple(alts), {k: tuple(v) for k, v in by_name.items()},
                   {k: tuple(v) for k, v in by_dir.items()},
-                  tuple((re.compile(k), tuple(v)) for k, v in by_glob.items()),
-                  re.compile("|".join(f"(?:{k})" for k in by_glob) or "(?!)"), tuple(always),
+                  tuple((k, tuple(v)) for k, v in by_glob.items()),
+                  tuple(sorted(heads)), tuple(sorted(tails)),
+                  "|".join(f"(?:{k})" for k in by_glob) or "(?!)", tuple(always), _heads_of(always),
                   {k: tuple(v) for k, v in ancestors.items()},
-                  re.compile("|".join(sorted({seg_regex(a.rel_text[-1]) for a in alts if a.anywhere
-                                              and a.rule.leak and a.rel_text[-1] != STARSTAR}))))
+                  "|".join(sorted({seg_regex(a.rel_text[-1]) for a in alts if a.anywhere
+                                   and a.rule.leak and a.rel_text[-1] != STARSTAR})))
+
+
+def _heads_of(alts: list[_Alt]) -> tuple[str, ...]:
+    """Texts a path any of ``alts`` matches starts with: an absolute rule's directory; ""
+    (every path) for a rule under HOME (its aliases are patterns) or anywhere in the tree."""
+    heads: set[str] = set()
+    for a in alts:
+        if not a.prefix and not a.anywhere and a.dirs:
+            heads.update(d.rstrip("/") + "/" for d in a.dirs)
+        else:
+            heads.add("")
+    return tuple(sorted(heads))
 
 
 @lru_cache(maxsize=16)
@@ -195,7 +250,6 @@ def _table(home: str) -> _Table:
             else:
                 rel = (STARSTAR,) + tuple(s for s in alt.split("/") if s)
                 anchors, prefix, dir_roots = ((),), "", ()
-            pattern = prefix + _segs_regex(rel)
             fixed: list[str] = []
             for x in rel:
                 if x == STARSTAR or has_glob(x):
@@ -204,17 +258,15 @@ def _table(home: str) -> _Table:
             if len(fixed) == len(rel):
                 fixed = fixed[:-1]
             dirs = tuple(r + "".join("/" + f for f in fixed) or "/" for r in dir_roots)
-            named = [x for x in rel if x != STARSTAR]
-            words = _words(named[-1], drop_generic=True) if named and rel[-1] != STARSTAR else ()
-            alts.append(_Alt(len(alts), rule, pattern, anchors, rel, not dir_roots,
-                             sum(1 for x in named if not has_glob(x)), words, excl, dirs))
+            n_lit = sum(1 for x in rel if x != STARSTAR and not has_glob(x))
+            alts.append(_Alt(len(alts), rule, prefix, anchors, rel, not dir_roots, n_lit, excl, dirs))
     return _index(alts)
 
 
 # --------------------------------------------------------------------------- normalisation
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Cand:
     """A path a word may name: absolute and normalised, or (``tail``) only its static end."""
 
@@ -238,6 +290,34 @@ def _var_value(name: str, ctx: Context) -> str | None:
 def _normpath(path: str) -> str:
     path = posixpath.normpath(path)
     return "/" + path.lstrip("/") if path.startswith("//") else path
+
+
+# A character that gives a word more than one reading (expansions, tilde, braces, globs).
+_NOT_PLAIN = re.compile(r"[\x00$`{~*?\[]")
+# An empty, `.` or `..` segment: joining the word needs normpath.
+_NEEDS_NORM = re.compile(r"(?:^|/)\.{0,2}(?:/|$)")
+
+
+@lru_cache(maxsize=64)
+def _cwd_base(cwd: str) -> tuple[str, bool] | None:
+    """The normalised cwd to join plain words to, and whether it has glob characters; None
+    when it is not absolute (then ``candidates`` does the work)."""
+    norm = _normpath(cwd)
+    return (norm, has_glob(cwd)) if norm.startswith("/") else None
+
+
+def _plain_path(text: str, ctx: Context, glob: bool) -> str | None:
+    """The one candidate of a plain word (no expansion, tilde, brace, glob, ``.``/``..`` or
+    empty segment), as ``candidates`` would give it, without its general machinery; None for
+    any other word."""
+    if not text or _NOT_PLAIN.search(text):
+        return None
+    if text[0] == "/":
+        return None if _NEEDS_NORM.search(text[1:]) else text
+    base = _cwd_base(str(ctx.cwd))
+    if base is None or (glob and base[1]) or _NEEDS_NORM.search(text):
+        return None
+    return f"{base[0]}/{text}" if base[0] != "/" else "/" + text
 
 
 def candidates(text: str, ctx: Context, *, dynamic: bool, glob: bool, braces: bool,
@@ -297,7 +377,7 @@ def _resolved(cand: _Cand) -> Iterator[_Cand]:
                 if link:
                     yield _Cand(_realpath(found), False)
             return
-        real = _realpath(cand.path)
+        real = _real(cand.path)
     except (OSError, ValueError, RuntimeError):
         return
     if real != cand.path:
@@ -322,6 +402,83 @@ def _realpath(path: str) -> str:
         finally:
             os.close(fd)
     return os.path.realpath(path)
+
+
+# The directories resolved so far in one scan: lexical path -> (real path, whether it is missing).
+# The words of one script share directories (the cwd above all), and nothing runs between their
+# checks; ``scan`` sets a fresh one and drops it at the end, so no filesystem answer outlives a scan.
+_WALKED: ContextVar[dict[str, tuple[str, bool]] | None] = ContextVar("shellgate_paths_walked", default=None)
+
+
+def _real(path: str) -> str:
+    """``os.path.realpath`` of a normalised path, walked the way it walks (one ``lstat`` per
+    component, top down) but from the deepest directory this scan has already resolved, and
+    stopping at the first component that does not exist: below it no name can be a link, so the
+    rest is appended as spelled, as ``realpath`` does. A symlink met on the way is resolved by
+    the kernel and the walk goes on from its target (a cwd below a link stays cheap); when the
+    kernel cannot (dangling, loop) or any other error, the whole path goes to ``_realpath``.
+    System calls are the cost of a check: a plain word in the cwd costs one ``lstat`` here."""
+    if not path.startswith("/") or path == "/":
+        return _realpath(path)
+    memo = _WALKED.get()
+    if memo is None:
+        memo = {}
+    hit = memo.get(path)
+    if hit is not None:
+        return hit[0]
+    cut = len(path)
+    cur, start = "", 1
+    while (cut := path.rfind("/", 0, cut)) > 0:
+        hit = memo.get(path[:cut])
+        if hit is not None:
+            if hit[1]:
+                return hit[0] + path[cut:]
+            cur, start = hit[0], cut + 1
+            break
+    names = path[start:].split("/")
+    lex = path[:start - 1]
+    if len(names) > 4:  # a deep directory nothing is known of: the kernel resolves it in three calls
+        parent = path[:path.rfind("/")]
+        target = _kernel_real(parent)
+        if target is not None:
+            memo[parent] = (target, False)
+            cur, lex, names = target, parent, names[-1:]
+    for i, name in enumerate(names):
+        lex = f"{lex}/{name}"
+        nxt = f"{cur}/{name}" if cur != "/" else "/" + name
+        try:
+            st = os.lstat(nxt)
+        except (FileNotFoundError, NotADirectoryError):
+            memo[lex] = (nxt, True)
+            return "/".join((nxt, *names[i + 1:]))
+        except OSError:
+            return _realpath(path)
+        if stat.S_ISLNK(st.st_mode):
+            # Where an existing link leads is where realpath goes on from; a link that does not
+            # resolve (realpath then stops resolving, or resolves lexically) is left to it.
+            target = _kernel_real(nxt)
+            if target is None:
+                return _realpath(path)
+            nxt = target
+        memo[lex] = (nxt, False)
+        cur = nxt
+    return cur
+
+
+def _kernel_real(path: str) -> str | None:
+    """The kernel's resolution of an existing path (``O_PATH`` + ``/proc/self/fd``), else None."""
+    if not (_O_PATH and _PROC_FD):
+        return None
+    try:
+        fd = os.open(path, _O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _bounded_glob(pattern: str) -> list[tuple[str, bool]]:
@@ -364,29 +521,42 @@ def _bounded_glob(pattern: str) -> list[tuple[str, bool]]:
 # --------------------------------------------------------------------------- matching
 
 _Found = tuple[_Alt, PathClass, PathOp]
+_ORDER = attrgetter("order")
 
 
-def _literal_alts(path: str, table: _Table) -> Iterator[_Alt]:
+def _literal_alts(path: str, table: _Table) -> list[_Alt]:
+    """The rules a literal path matches, in table order (runs for every word: kept lean)."""
     low = path.lower()
-    key = "" if low == "/" else low
     parts = low.split("/")
     base = parts[-1]
+    by_dir = table.by_dir
     cands: list[_Alt] = list(table.by_name.get(base, ()))
-    for part in set(parts):
-        cands.extend(table.by_dir.get(part, ()))
-    if table.any_glob.fullmatch(base):
-        for rx, alts in table.by_glob:
-            if rx.fullmatch(base):
+    if not by_dir.keys().isdisjoint(parts):
+        for part in parts:
+            if part in by_dir:
+                cands.extend(by_dir[part])
+    if (base.startswith(table.glob_heads) or base.endswith(table.glob_tails)) and \
+            _rx(table.any_glob).fullmatch(base):
+        for src, alts in table.by_glob:
+            if _rx(src).fullmatch(base):
                 cands.extend(alts)
+    key = "" if low == "/" else low
+    if not cands:  # the usual word: only the rules indexed by nothing can match
+        if not low.startswith(table.always_heads):
+            return []
+        return [a for a in table.always
+                if a.regex.fullmatch(key) and not ((ex := a.exclude) and ex.fullmatch(base))]
     cands.extend(table.always)
-    cands.sort(key=lambda a: a.order)
+    cands.sort(key=_ORDER)
+    out: list[_Alt] = []
     last = None
     for alt in cands:
         if alt is last:
             continue
         last = alt
-        if alt.regex.fullmatch(key) and not (alt.exclude and alt.exclude.fullmatch(base)):
-            yield alt
+        if alt.regex.fullmatch(key) and not ((ex := alt.exclude) and ex.fullmatch(base)):
+            out.append(alt)
+    return out
 
 
 def _glob_within(name: str, excl: str) -> bool:
@@ -453,6 +623,13 @@ def _glob_candidates(parts: list[str], glob: bool, table: _Table, dot_rule: bool
     return out
 
 
+@lru_cache(maxsize=1024)
+def _glob_alts_of(path: str, glob: bool, tail: bool, dot_rule: bool, home: str) -> tuple[_Alt, ...]:
+    """``_glob_alts``, remembered: it is costly and depends on the text alone (never on the
+    filesystem), so an answer cannot go stale; ``cat *`` in one directory recurs."""
+    return tuple(_glob_alts(_Cand(path, glob, tail), _table(home), dot_rule, home))
+
+
 def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool, home: str) -> Iterator[_Alt]:
     low = cand.path.lower()
     parts = [p for p in low.split("/") if p]
@@ -484,14 +661,15 @@ def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool, home: str) -> Iterato
         yield alt
 
 
-def _ancestor_alts(path: str, table: _Table, home: str) -> Iterator[_Alt]:
+def _ancestor_alts(path: str, table: _Table, home: str) -> tuple[_Alt, ...]:
     """Rules whose files lie inside directory ``path`` (for commands that walk trees)."""
     low = path.lower().rstrip("/") or "/"
     if low in ("/home", "/users"):
         low = posixpath.dirname(home) or "/"
-    elif m := re.fullmatch(r"/(?:home|users)/[^/]+(/.*)?|/root(/.*)?", low):
+    elif low.startswith(("/home/", "/users/", "/root")) and (
+            m := re.fullmatch(r"/(?:home|users)/[^/]+(/.*)?|/root(/.*)?", low)):
         low = home + (m.group(1) or m.group(2) or "")
-    yield from table.ancestors.get(low, ())
+    return table.ancestors.get(low, ())
 
 
 # Not walked into: dependency caches (their test keys are not the user's) and `.git` (its config
@@ -506,6 +684,7 @@ def _secret_inside(path: str, table: _Table) -> tuple[str, list[_Alt]] | None:
     ``id_rsa``, ``*.pem`` …), breadth first, reading at most ``_MAX_WALK_ENTRIES`` entries and
     skipping ``_WALK_SKIP``."""
     budget = _MAX_WALK_ENTRIES
+    leak_names = _rx(table.leak_names)
     todo = [path]
     while todo:
         d = todo.pop(0)
@@ -519,7 +698,7 @@ def _secret_inside(path: str, table: _Table) -> tuple[str, list[_Alt]] | None:
             if budget < 0:
                 return None
             full = f"{d.rstrip('/')}/{e.name}"
-            if table.leak_names.fullmatch(e.name.lower()):
+            if leak_names.fullmatch(e.name.lower()):
                 alts = [a for a in _literal_alts(full, table) if a.rule.leak and a.anywhere]
                 if alts:
                     return full, alts
@@ -573,26 +752,47 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
     table = _table(home)
     out: list[SensitiveHit] = []
     classes: set[PathClass] = set()
+    plain = _plain_path(text, ctx, glob)
+    if plain is not None:  # the common word: one literal path, then where it really leads
+        if _add_hits(plain, False, False, role, table, home, span, tree, walk, dot_rule, out, classes):
+            return out
+        try:
+            real = _real(plain)
+        except (OSError, ValueError, RuntimeError):
+            return out
+        if real != plain:
+            _add_hits(real, False, False, role, table, home, span, tree, walk, dot_rule, out, classes)
+        return out
     for first in candidates(text, ctx, dynamic=dynamic, glob=glob, braces=braces, tilde=tilde):
         for cand in _resolved(first):
-            if cand.glob or cand.tail:
-                alts = list(_glob_alts(cand, table, dot_rule, home))
-            else:
-                alts = list(_literal_alts(cand.path, table))
-                if tree and not alts and role is not Role.ATTR:
-                    alts = list(_ancestor_alts(cand.path, table, home))
-            shown = cand.path
-            if walk and not alts and not cand.tail and role in (Role.READ, Role.RW, Role.UNSURE):
-                found = _secret_inside(cand.path, table)
-                if found is not None:
-                    shown, alts = found
-            for alt, cls, op in _classify(alts, role):
-                if cls not in classes:
-                    classes.add(cls)
-                    out.append(SensitiveHit(shown, cls, op, span, alt.rule.pattern))
-            if len(classes) == 2:
+            if _add_hits(cand.path, cand.glob, cand.tail, role, table, home, span, tree, walk, dot_rule, out,
+                         classes):
                 return out
     return out
+
+
+def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home: str, span: Span | None,
+              tree: bool, walk: bool, dot_rule: bool, out: list[SensitiveHit],
+              classes: set[PathClass]) -> bool:
+    """Adds the hits of one candidate path of a word to ``out`` (one per class, the first
+    found); True once both classes are in."""
+    if glob or tail:
+        alts: Iterable[_Alt] = _glob_alts_of(path, glob, tail, dot_rule, home)
+    else:
+        alts = _literal_alts(path, table)
+        if tree and not alts and role is not Role.ATTR:
+            alts = _ancestor_alts(path, table, home)
+    shown = path
+    if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
+        found = _secret_inside(path, table)
+        if found is not None:
+            shown, alts = found
+    if alts:
+        for alt, cls, op in _classify(alts, role):
+            if cls not in classes:
+                classes.add(cls)
+                out.append(SensitiveHit(shown, cls, op, span, alt.rule.pattern))
+    return len(classes) == 2
 
 
 # --------------------------------------------------------------------------- public: one path
@@ -621,6 +821,13 @@ def check_path(path: str, op: PathOp, ctx: Context, span: Span | None = None) ->
 # --------------------------------------------------------------------------- public: a script
 
 
+@lru_cache(maxsize=1)
+def _scan_script() -> Callable[[Script, Context], tuple[SensitiveHit, ...]]:
+    from .pathscan import scan_script  # the bash side: which words of which commands are paths
+
+    return scan_script
+
+
 def scan(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     """Every sensitive path the executed commands of ``script`` read or write.
 
@@ -628,10 +835,11 @@ def scan(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     files some commands touch without naming them (``git config --global`` writes
     ``~/.gitconfig``). Never raises: an internal error is reported as a hit.
     """
-    from .pathscan import scan_script  # the bash side: which words of which commands are paths
-
+    token = _WALKED.set({})
     try:
-        return scan_script(script, ctx)
+        return _scan_script()(script, ctx)
     except Exception as exc:  # fail closed
         return (SensitiveHit("<scan failed>", PathClass.LEAK, PathOp.READ, None,
                              f"internal-error: {type(exc).__name__}"),)
+    finally:
+        _WALKED.reset(token)

@@ -13,8 +13,8 @@ import itertools
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from .._record import record
 from .facts import Context, PathClass, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
 from .pathimplicit import implicit_hits
@@ -48,11 +48,9 @@ def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     out: list[SensitiveHit] = []
     seen: set[tuple[Span | None, PathClass, str]] = set()
     for i, cmd in enumerate(script.commands):
-        found = itertools.chain(
-            _redirect_hits(cmd, ctx, dot_rule),
-            _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ())),
-            implicit_hits(cmd, ctx),
-        )
+        found = (_redirect_hits(cmd, ctx, dot_rule)
+                 + _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ()))
+                 + implicit_hits(cmd, ctx))
         for hit in found:
             key = (hit.span, hit.cls, hit.path)
             if key not in seen:
@@ -64,9 +62,11 @@ def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
 def _dotglob(script: Script) -> bool:
     """Does the script make `*` match dot files (``shopt -s dotglob``, ``GLOBIGNORE=…``)?"""
     for c in script.commands:
-        if any(a.name == "GLOBIGNORE" for a in c.assignments):
+        if c.assignments and any(a.name == "GLOBIGNORE" for a in c.assignments):
             return True
-        if c.name == "shopt" and any(w.text == "dotglob" or not w.static for w in c.args):
+        # (a command named `shopt` has that first word: the cheap test first)
+        if c.words and c.words[0].text == "shopt" and c.name == "shopt" and \
+                any(w.text == "dotglob" or not w.static for w in c.args):
             return True
     return False
 
@@ -74,7 +74,16 @@ def _dotglob(script: Script) -> bool:
 def _word_hits(word: Word, role: Role, ctx: Context, dot_rule: bool, *, tree: bool = False,
                split: bool = False, walk: bool = False) -> list[SensitiveHit]:
     """Hits for one word, looking also inside ``k=v``, ``@file`` and (``split``) ``a:b,c=d``."""
+    if role is Role.NONE or role is Role.META:  # hits_for_text's answer for every piece
+        return []
     text = word.text
+    if not split and "=" not in text and not (len(text) > 1 and text[0] in "@<"):
+        # The common word: it is its only piece.
+        if not text or "://" in text:
+            return []
+        return hits_for_text(text, role, ctx, word.span, dynamic=not word.static, glob=word.glob,
+                             braces=word.glob or not word.quoted, tree=tree, walk=walk, dot_rule=dot_rule,
+                             tilde=not word.quoted or word.raw.startswith("~"))
     raw_pieces = []
     if "=" in text:
         raw_pieces.append(text.split("=", 1)[1])
@@ -127,6 +136,9 @@ def _own_words(cmd: Command, limit: int | None) -> tuple[Word, ...]:
     return tuple(w for w in args if w.span[1] <= limit)
 
 
+_UNSURE_TREE = CmdPaths(Role.UNSURE, tree=True)  # a command not in the table
+
+
 def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
                   inner: Iterable[str | None] = ()) -> list[SensitiveHit]:
     if cmd.kind is not CommandKind.SIMPLE or not cmd.words:
@@ -147,8 +159,7 @@ def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
     spec = COMMANDS.get(base)
     listed = cmd.span if cmd.via and cmd.via[-1] is Via.XARGS else None
     if spec is None:
-        unsure = CmdPaths(Role.UNSURE, tree=True)
-        return _spec_hits(words, unsure, ctx, dot_rule, split=base not in WRAPPERS)
+        return _spec_hits(words, _UNSURE_TREE, ctx, dot_rule, split=base not in WRAPPERS)
     if listed is not None and spec.operands not in (Role.READ, Role.RW, Role.UNSURE):
         listed = None
     return _spec_hits(words, spec, ctx, dot_rule, name=base, listed=listed)
@@ -171,7 +182,7 @@ def _nested_hits(base: str, words: tuple[Word, ...], ctx: Context) -> list[Sensi
     return out
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Parsed:
     flags: set[str]
     operands: list[Word]
@@ -191,10 +202,7 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
     valued: list[tuple[Word, Role, bool]] = []
     target_dir: Word | None = None
     code: list[Word] = []
-    value_role = {**dict.fromkeys(spec.unsure_opts, Role.UNSURE), **dict.fromkeys(spec.read_opts, Role.READ),
-                  **dict.fromkeys(spec.write_opts, Role.WRITE)}
-    skip_value = spec.data_opts | spec.use_opts
-    known = _known_opts(spec)
+    value_role, skip_value, known, _quiet = _spec_tables(spec)
     loose: list[Word] = []
     i, ended = 0, False
     while i < len(words):
@@ -274,6 +282,30 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
     return _Parsed(flags, operands, valued, target_dir, code, loose)
 
 
+# The per-entry option tables of _parse_opts, by the entry's identity (the entry is kept in the
+# value, so its id cannot be reused while cached; the entries are the table's constants).
+_SPEC_TABLES: dict[int, tuple[CmdPaths, dict[str, Role], frozenset[str], frozenset[str], bool]] = {}
+
+
+def _spec_tables(spec: CmdPaths) -> tuple[dict[str, Role], frozenset[str], frozenset[str], bool]:
+    """``spec``'s option -> value role, the options whose value is skipped, every option it
+    models (read-only once built), and whether no word of it can be a path read or written:
+    inert (no option opens a file), operands neither read nor written, and nothing that
+    changes that (``echo``, ``cd``, ``ls``)."""
+    got = _SPEC_TABLES.get(id(spec))
+    if got is None or got[0] is not spec:
+        if len(_SPEC_TABLES) > 512:
+            _SPEC_TABLES.clear()
+        value_role = {**dict.fromkeys(spec.unsure_opts, Role.UNSURE),
+                      **dict.fromkeys(spec.read_opts, Role.READ),
+                      **dict.fromkeys(spec.write_opts, Role.WRITE)}
+        quiet = (spec.inert and spec.operands in (Role.NONE, Role.META) and not value_role
+                 and not (spec.code_opts or spec.rw_flags or spec.second_writes or spec.dest))
+        got = (spec, value_role, spec.data_opts | spec.use_opts, _known_opts(spec), quiet)
+        _SPEC_TABLES[id(spec)] = got
+    return got[1], got[2], got[3], got[4]
+
+
 def _known_opts(spec: CmdPaths) -> frozenset[str]:
     """Every option the entry models exactly; any other makes the parse inexact."""
     known = (spec.data_opts | spec.use_opts | spec.read_opts | spec.write_opts | spec.unsure_opts
@@ -311,6 +343,8 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
                name: str = "", split: bool = False, listed: Span | None = None) -> list[SensitiveHit]:
     """Hits for one command line read through its table entry. ``listed``: the operands arrive
     at run time (``… | xargs CMD``), so the command may read anything below the cwd."""
+    if _spec_tables(spec)[3] and name not in ("sed", "gsed"):
+        return []  # every word would get role NONE or META: no hit (see _spec_tables)
     role = spec.operands
     p = _parse_opts(words, spec, role)
     if p.flags & spec.rw_flags or (name in ("sed", "gsed") and any(f.startswith("-i") or f == "--in-place"

@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .._lazyre import lazy_compile
+from .._record import record
 from .commands import expansions, registry
 from .commands.spec import Call, Command, Finding, run_checks
 from .commands.targets import expand_home, where, worst
@@ -56,11 +57,22 @@ _DUP_OPS = frozenset({">&", "<&"})
 _MAX_CWDS = 16
 
 
-@dataclass(frozen=True, slots=True)
+@record
+class CommandChecks:
+    """What :func:`classify` found per command, kept so that the harness reuses it instead of
+    checking every command again: the candidate cwds it used (None: a ``cd`` went somewhere
+    unknown) and the indices of the commands whose own check found nothing."""
+
+    cwds: tuple[Path, ...] | None
+    clean: frozenset[int]
+
+
+@record
 class ReadonlyResult:
     readonly: bool
     effect: Effect
     reasons: tuple[Reason, ...]
+    checks: CommandChecks | None = None  # None when the script was not checked command by command
 
 
 def classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...]) -> ReadonlyResult:
@@ -80,9 +92,14 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
             "readonly.parse"),))
     findings: list[Finding] = []
     cwds = candidate_cwds(script, ctx)
+    clean: list[int] = []
     for i, cmd in enumerate(script.commands):
         call = Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via))
-        findings.extend(check_command(call))
+        found = check_command(call)
+        if found:
+            findings.extend(found)
+        else:
+            clean.append(i)
     findings.extend(_loop_variables(script))
     sensitive = tuple(sensitive) + _rescan(script, ctx, cwds, findings)
     for hit in sensitive:
@@ -90,13 +107,15 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
             verb = "reads" if hit.op is PathOp.READ else "writes"
             findings.append(Finding(f"{verb} a sensitive path: {hit.path} ({hit.cls.value})", hit.span,
                                     "readonly.sensitive", Effect.EXEC))
-    reasons = tuple(dict.fromkeys(Reason(f.message, f.span, f.rule) for f in findings))
-    effect = worst(f.effect for f in findings)
-    return ReadonlyResult(not findings, effect, reasons)
+    checks = CommandChecks(cwds, frozenset(clean))
+    if not findings:
+        return ReadonlyResult(True, Effect.READ, (), checks)
+    reasons = tuple(dict.fromkeys([Reason(f.message, f.span, f.rule) for f in findings]))
+    return ReadonlyResult(False, worst([f.effect for f in findings]), reasons, checks)
 
 
 _LOOP_VAR = re.compile(r"(?<![\w$\\-])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)")
-_SAFE_LOOP_VAR = re.compile(r"[a-z_][a-z0-9_]*")
+_SAFE_LOOP_VAR = lazy_compile(r"[a-z_][a-z0-9_]*")
 _LOWER_ENV = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
 
 
@@ -113,7 +132,7 @@ def _loop_variables(script: Script) -> list[Finding]:
     return out
 
 
-_NAMED_FD = re.compile(r"\{[^{}\s]*\}$")
+_NAMED_FD = lazy_compile(r"\{[^{}\s]*\}$")
 
 
 def xargs_tail(via: tuple[Via, ...]) -> bool:
@@ -134,11 +153,13 @@ def _rescan(script: Script, ctx: Context, cwds: tuple[Path, ...] | None,
         findings.append(Finding("cd to a directory only known at run time: relative paths after it "
                                 "cannot be checked", None, "readonly.cd"))
         return ()
+    if len(cwds) < 2:
+        return ()  # no cd: the scan already ran from the only cwd
     from . import paths
 
     extra: list[SensitiveHit] = []
     for c in cwds[1:]:
-        extra.extend(paths.scan(script, replace(ctx, cwd=c)))
+        extra.extend(paths.scan(script, Context(c, ctx.workspace, ctx.home)))
     return tuple(extra)
 
 
@@ -147,11 +168,15 @@ def _rescan(script: Script, ctx: Context, cwds: tuple[Path, ...] | None,
 def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
     """The context's cwd plus every static ``cd``/``pushd`` target (resolved against each
     candidate so far, in order); None when a ``cd`` goes somewhere unknown."""
-    cwds: list[Path] = [Path(os.path.normpath(ctx.cwd))]
+    here = str(ctx.cwd)
+    norm = os.path.normpath(here)
+    # the context's cwd is normally already normal: keep that Path, do not build an equal one
+    cwds: list[Path] = [ctx.cwd if norm == here and isinstance(ctx.cwd, Path) else Path(norm)]
     for cmd in script.commands:
-        if cmd.name not in ("cd", "pushd", "popd") or cmd.kind is not CommandKind.SIMPLE:
+        name = cmd.name
+        if name not in ("cd", "pushd", "popd") or cmd.kind is not CommandKind.SIMPLE:
             continue
-        if cmd.name == "popd":
+        if name == "popd":
             return None
         args = [w for w in cmd.args if not (w.static and w.text in ("-L", "-P", "-e", "-@", "--", "-n"))]
         if not args:

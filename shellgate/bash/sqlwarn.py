@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .._lazyre import lazy_compile
 from .warnings_table import (
     ALTER_DROP,
     DELETES_ALL_ROWS,
@@ -21,7 +22,7 @@ from .warnings_table import (
     UPDATES_ALL_ROWS,
 )
 
-_STRIP = re.compile(
+_STRIP = lazy_compile(
     r"""--[^\n]*            # line comment
       | \#[^\n]*            # MySQL line comment
       | /\*.*?\*/           # block comment
@@ -30,14 +31,14 @@ _STRIP = re.compile(
     """,
     re.S | re.X,
 )
-_DROP = re.compile(r"^DROP\s+(?:TEMPORARY\s+)?(MATERIALIZED\s+VIEW|FOREIGN\s+TABLE|\w+)\b")
+_DROP = lazy_compile(r"^DROP\s+(?:TEMPORARY\s+)?(MATERIALIZED\s+VIEW|FOREIGN\s+TABLE|\w+)\b")
 _DB_OBJECTS = frozenset({"DATABASE", "SCHEMA", "KEYSPACE", "CATALOG"})
 _TABLES = frozenset({"TABLE", "FOREIGN TABLE", "COLLECTION"})
 
 _MONGO = (
-    (re.compile(r"\.\s*dropDatabase\s*\("), MONGO_DROP),
-    (re.compile(r"\.\s*drop\s*\(\s*\)"), MONGO_DROP),
-    (re.compile(r"\.\s*(?:deleteMany|remove)\s*\(\s*(?:\{\s*\})?\s*\)"), MONGO_DELETE_ALL),
+    (lazy_compile(r"\.\s*dropDatabase\s*\("), MONGO_DROP),
+    (lazy_compile(r"\.\s*drop\s*\(\s*\)"), MONGO_DROP),
+    (lazy_compile(r"\.\s*(?:deleteMany|remove)\s*\(\s*(?:\{\s*\})?\s*\)"), MONGO_DELETE_ALL),
 )
 
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 
+from .._lazyre import lazy_compile
+from .._record import replace
 from . import _fast, _lex
 from ._bashlex import load as _load_bashlex
 from ._decode import DecodeError, decode_word
@@ -32,15 +33,27 @@ from .commands.wrappers import unwrap
 from .ir import Assignment, Command, CommandKind, Redirect, Span, Via, Word
 
 FAST = True            # try the hand-written fast path (_fast.py) before bashlex
+PLAIN = True           # ... and before it, the plain-words path (Walker.plain); needs FAST
 MAX_SCRIPT_DEPTH = 8   # bash -c 'bash -c "…"' / eval / backticks nested this deep at most
 
-_REDIR_RE = re.compile(r"(\d*)(&>>|&>|<<<|<<-|<<|<&|<>|>>|>&|>\||<|>)")
+_REDIR_RE = lazy_compile(r"(\d*)(&>>|&>|<<<|<<-|<<|<&|<>|>>|>&|>\||<|>)")
 _ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.*\])?\+?=", re.S)
 _ARITH_CMP = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 # operators whose operand text bash evaluates again (arithmetic, `a[sub]` of -v/-R): a
 # `$(…)` in *static* text there still runs, e.g. [[ 'a[$(id)]' -eq 1 ]]
 _EVALUATING = _ARITH_CMP | {"-v", "-R"}
 _SPECIAL_WORD = frozenset({"test", "arithcmd", "case"})
+
+# Simple commands of plain words — letters, digits, ``./:,@%+=^~*?[]-`` and quoted text without
+# an expansion, escape or newline; blanks between — joined by ``|``, ``&&``, ``||`` or ``;``:
+# about four fifths of real agent commands. Nothing in them is expanded or redirected and no
+# construct needs the lexer (no parenthesis, brace, ``$``, backtick, ``#``, backslash), so the
+# lexer and the structure pass have nothing to do (Walker.plain); the decoder reads each word.
+_PLAIN_WORD = re.compile(r"""(?:[\w./:,@%+=^~*?\[\]-]|'[^'\n]*'|"[^"$`\\\n]*")+""")
+_PLAIN_CMD = rf"[ \t]*{_PLAIN_WORD.pattern}(?:[ \t]+{_PLAIN_WORD.pattern})*[ \t]*"
+_PLAIN_LINE = re.compile(rf"{_PLAIN_CMD}(?:(?:\|\||&&|\||;){_PLAIN_CMD})*")
+_PLAIN_TOKEN = re.compile(rf"({_PLAIN_WORD.pattern})|\|\||&&|\||;")
+_PLAIN_TEXT = re.compile(r"[\w./:,@%+=^-]+")  # _decode's own plain word: its text is its source
 
 _BASHLEX: list = []
 
@@ -80,6 +93,64 @@ class Walker:
         self.functions: list[str] = []
         self.seen: set[Span] = set()   # word spans decoded, checked against the lexer's
         self.visited: set[int] = set()  # constructs expanded, checked against the lexer's
+        self._plain: list[tuple[tuple[Word, ...], tuple[Via, ...]]] = []  # see Walker.plain
+
+    @classmethod
+    def plain(cls, src: str) -> Walker | None:
+        """A walker for ``src`` when it is simple commands of plain words joined by ``|``,
+        ``&&``, ``||`` or ``;`` (see ``_PLAIN_LINE``), to be finished with :meth:`run_plain`;
+        None otherwise — a first word that may be an assignment, reserved words anywhere, very
+        long lines, anything the decoder does not take as one static word: :meth:`run` reads
+        those."""
+        if not (PLAIN and FAST) or not _PLAIN_LINE.fullmatch(src):
+            return None
+        tokens = list(_PLAIN_TOKEN.finditer(src))
+        if 2 * len(tokens) >= _lex.MAX_TOKENS:
+            return None
+        spans: list[Span] = []
+        stages: list[list[Word]] = [[]]  # the commands of the current pipeline
+        plain: list[tuple[tuple[Word, ...], tuple[Via, ...]]] = []
+        reserved, text_only = _lex._ALL_RESERVED, _PLAIN_TEXT.fullmatch
+        for m in tokens:
+            raw = m.group(1)
+            if raw is None:  # an operator: every command has words (_PLAIN_LINE)
+                if m.group() == "|":
+                    stages.append([])
+                    continue
+                via = (Via.PIPELINE,) if len(stages) > 1 else (Via.TOP,)
+                plain.extend((tuple(ws), via) for ws in stages)
+                stages = [[]]
+                continue
+            span = m.span()
+            if raw in reserved or (not stages[-1] and "=" in raw):
+                return None
+            if text_only(raw):  # what decode_word gives such a word, without the call
+                w = Word(text=raw, raw=raw, span=span)
+            else:
+                try:
+                    w, subs = decode_word(src, span[0], span[1], {})
+                except DecodeError:
+                    return None
+                if subs or not w.static:
+                    return None
+            stages[-1].append(w)
+            spans.append(span)
+        via = (Via.PIPELINE,) if len(stages) > 1 else (Via.TOP,)
+        plain.extend((tuple(ws), via) for ws in stages)
+        walker = cls(src, Prepass(src, list(src), {}, [], {}, set(), spans))
+        walker._plain = plain
+        return walker
+
+    def run_plain(self) -> None:
+        """What :meth:`run` does for a :meth:`plain` script, whose words are decoded already:
+        each command is added and unwrapped in order as :meth:`simple` does, then the alias
+        check. ``tests/test_parser_plain.py`` checks that both paths give the same script."""
+        self.seen.update(self.pp.words)
+        for words, via in self._plain:
+            idx = self.add(Command(words=words, span=(words[0].span[0], words[-1].span[1]),
+                                   via=via))
+            self.unwrap(idx)
+        self.check_aliases()
 
     # ------------------------------------------------------------------ regions
     def run(self) -> None:
@@ -251,20 +322,22 @@ class Walker:
             if p.kind == "redirect":
                 r, subs, extra = self.redirect(p, off)
                 redirects.append(r)
-                pending.extend((o, (extra,)) for o in subs)
+                if subs:
+                    pending.extend((o, (extra,)) for o in subs)
             elif p.kind in ("word", "assignment"):
-                raw = self.src[s:e]
-                m = _ASSIGN_RE.match(raw)
-                if not words and m:
+                m = None if words else _ASSIGN_RE.match(self.src[s:e])
+                if m:
                     a, subs = self.assignment(s, e, m.end())
                     assigns.append(a)
-                    pending.extend((o, (Via.ASSIGNMENT,)) for o in subs)
+                    if subs:
+                        pending.extend((o, (Via.ASSIGNMENT,)) for o in subs)
                 else:
                     if p.kind == "assignment" and not words:
                         raise Unsupported("ambiguous assignment word", (s, e))
                     w, subs = self.word(s, e)
                     words.append(w)
-                    pending.extend((o, ()) for o in subs)
+                    if subs:
+                        pending.extend((o, ()) for o in subs)
             else:
                 raise Unsupported(f"unsupported part of a command: {p.kind}", (s, e))
         if words and words[0].text in ("[[", "((", "case", "esac", "]]", "coproc", "select") \

@@ -9,14 +9,14 @@ value (so ``kubectl -n prod delete`` finds ``delete``). Also: the program a spel
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from .._record import field, record
 from .ir import Word
 from .warnings_table import Rule
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Args:
     """A command's own arguments split getopt-style."""
 

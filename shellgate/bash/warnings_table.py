@@ -13,7 +13,7 @@ lessons and the policy table): broad by default, because a warning never changes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .._record import record
 
 # --------------------------------------------------------------------------- messages
 
@@ -62,7 +62,7 @@ KILLS_BY_NAME = "kills processes by name"
 FORK_BOMB = "starts a fork bomb"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rule:
     family: str
     commands: tuple[str, ...]       # command names (basenames) the rule applies to
@@ -335,7 +335,7 @@ EXEC_HOSTS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 # --------------------------------------------------------------------------- database clients, ssh, docker
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DbSpec:
     valued: frozenset[str]          # options that take a value (so it is not read as SQL)
     sql_opts: frozenset[str]        # options whose value is SQL / JS

@@ -19,10 +19,10 @@ import queue
 import re
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._record import asdict, field, record
 from . import generators, minimize, policy_seeds, programs
 from .flags import harvest_all
 from .oracle import KINDS, Oracle, OracleUnavailable
@@ -45,7 +45,7 @@ def seed_dirs() -> list[Path]:
     return [root / "corpus", root / "fuzz" / "seeds"]
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Stats:
     generated: int = 0
     allowed: int = 0
@@ -63,7 +63,7 @@ class Stats:
             setattr(self, k, getattr(self, k) + v)
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class WorkerSpec:
     index: int
     seed: int
@@ -88,7 +88,7 @@ def primary_kind(kinds: frozenset[str] | set[str]) -> str:
     return next(k for k in PRIORITY if k in kinds)
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class _Worker:
     spec: WorkerSpec
     out: Any                                   # multiprocessing queue
@@ -224,7 +224,7 @@ def build_material(config: str | None, harvest_jobs: int = 8) -> generators.Mate
                                seeds=generators.load_seeds(*seed_dirs()), policy=tuple(policy))
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Result:
     stats: Stats
     findings: list[dict[str, Any]]

@@ -14,8 +14,9 @@ import secrets
 import shutil
 import subprocess
 import tarfile
-from dataclasses import dataclass
 from pathlib import Path
+
+from .._record import record
 
 # Old, fixed timestamps: git's "racy clean" check never fires, so a settled index stays settled.
 _EPOCH = 1_600_000_000
@@ -59,7 +60,7 @@ HOME_FILES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Canary:
     """A secret file and the token only it contains."""
 
@@ -67,7 +68,7 @@ class Canary:
     token: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Layout:
     """Where the pieces of one world live. Paths are the same inside and outside the sandbox."""
 

@@ -18,15 +18,16 @@ import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .._record import field, record
 
 HELP_TIMEOUT = 3.0
 _MAX_HELP = 400_000
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Flag:
     """One option as the help text spells it. ``arg`` is its metavar when it takes a value."""
 
@@ -39,7 +40,7 @@ class Flag:
         return self.name.startswith("--")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Universe:
     """Every flag of one program (or ``git log``-like sub-command), keyed by ``prefix``."""
 

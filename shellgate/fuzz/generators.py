@@ -17,10 +17,10 @@ import random
 import re
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from .._record import field, record
 from . import tokens
 from .flags import Flag, Universe
 from .policy_seeds import PolicySeed
@@ -137,14 +137,14 @@ def _quote(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Generated:
     cmd: str
     origin: str   # "grammar" | "seed" | "policy" | "pool"
     seed: str = ""  # the seed or rule it came from
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Material:
     """What the generator draws from; built once per campaign, shared with the workers."""
 

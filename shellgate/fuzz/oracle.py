@@ -26,10 +26,10 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._record import field, record
 from . import fixture, trace
 from .programs import exec_allowed as default_exec_allowed
 from .programs import helper_allowed
@@ -53,7 +53,7 @@ class OracleUnavailable(RuntimeError):
     """The host cannot run the oracle safely (no bubblewrap, or bubblewrap cannot start)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Effect:
     """One observed side effect. ``kind`` is one of :data:`KINDS`."""
 
@@ -64,7 +64,7 @@ class Effect:
         return {"kind": self.kind, "detail": self.detail}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Observation:
     command: str
     effects: tuple[Effect, ...]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 import shlex
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
+from .._record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record
 class PolicySeed:
     """One allow rule as the generator uses it."""
 

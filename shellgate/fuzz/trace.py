@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+from .._record import record
 
 SYSCALLS = (
     "execve", "execveat", "clone", "clone3", "fork", "vfork",
@@ -34,7 +35,7 @@ def strace_argv(strace: str, out: str) -> list[str]:
             "-e", "trace=" + ",".join(SYSCALLS), "-o", out, "--"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Call:
     """One finished syscall: name, raw argument text, return value, errno name (or "")."""
 

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .._record import field, record
 
 STATUSES = ("allowed", "ran", "denied", "needs_approval", "declined", "error")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShellResult:
     """The outcome of one command. ``status``:
 
@@ -167,9 +168,20 @@ class Shell:
 
     def restart(self) -> None:
         """A fresh session: cwd back to the workspace root, nothing carried over."""
+        self.close()
+
+    def close(self) -> None:
+        """Stop the session's sandboxes now (a later call starts a fresh session)."""
         with self._lock:
-            self._tool = None
-            self._twin = None
+            tool, self._tool, self._twin = self._tool, None, None
+        if tool is not None:
+            tool.close()
+
+    def __enter__(self) -> Shell:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # --- deciding -------------------------------------------------------------------------
 

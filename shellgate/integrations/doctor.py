@@ -26,16 +26,16 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._record import record
 from .install import AGENTS, agent_hook, find_handlers, settings_path
 
 SELF_TEST_TIMEOUT = 30.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Check:
     """One finding. ``level``: ``error`` makes doctor fail, ``warn`` and ``info`` do not."""
 
@@ -48,7 +48,7 @@ class Check:
         return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Report:
     checks: tuple[Check, ...]
 

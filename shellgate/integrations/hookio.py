@@ -21,10 +21,11 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from .._record import field, record, replace
 
 MAX_REASON = 2000          # agents cap hook strings at 10,000 chars; keep the model's copy short
 MAX_STDIN = 8 * 1024 * 1024  # a tool call larger than this is refused rather than parsed
@@ -41,7 +42,7 @@ class ToolKind(StrEnum):
     OTHER = "other"    # not ours to judge: the hook answers nothing and the agent decides
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModeMap:
     """How one agent permission mode maps onto shellgate (research/ecosystem.md §8)."""
 
@@ -63,7 +64,7 @@ CLAUDE_MODES: Mapping[str, ModeMap] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Call:
     """One tool call as any agent's hook describes it."""
 
@@ -78,7 +79,7 @@ class Call:
     agent_mode: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outcome:
     """The decision a hook reports, with the words for it."""
 
@@ -107,7 +108,7 @@ class HookInputError(ValueError):
     """The payload is not what the agent's hook protocol promises."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AgentSpec:
     """Everything that differs between agents. ``render`` turns an outcome into stdout."""
 

@@ -27,9 +27,10 @@ import shlex
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .._record import record
 
 AGENTS = ("claude-code", "codex", "gemini")
 SCOPES = ("user", "project", "local")
@@ -40,7 +41,7 @@ class InstallError(Exception):
     """The settings file cannot be edited safely (bad JSON, wrong shape, unknown agent)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AgentHook:
     """Where and how one agent registers a tool hook."""
 
@@ -152,7 +153,7 @@ def find_handlers(data: Any, agent: str) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InstallPlan:
     """What ``init`` would do (or did) to one settings file."""
 

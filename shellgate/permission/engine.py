@@ -24,13 +24,14 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .._record import record, replace
 from ..bash.facts import PathOp
 from .audit import AuditLog
 from .modes import Capability, DecisionKind, Mode, Verdict, matrix_verdict, parse_mode
+from .pattern import CommandPattern
 from .rules import PathEntry, Rule, RuleAction, RuleSet, Subject, parse_rule, tool_key
 from .store import Approval, Store
 from .subject import CommandView, approval_prefix, parse_view
@@ -40,7 +41,7 @@ _ALLOW_ORDER = (DecisionKind.ALLOW_ONCE, DecisionKind.ALLOW_SESSION, DecisionKin
 _LEAST_MODE = {Capability.WRITE: "accept-edits"}  # else trust
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ask:
     """A step's request to ask the user. ``limited``: Allow once / Deny only."""
 
@@ -59,6 +60,8 @@ def _under(path: str, root: str) -> bool:
 
 
 def _norm(p: str | Path) -> str:
+    if type(p) is str and p[:1] == "/":  # absolute: expanduser and abspath change nothing
+        return os.path.normpath(p)
     return os.path.normpath(os.path.abspath(os.path.expanduser(str(p))))
 
 
@@ -337,9 +340,8 @@ class Engine:
         return None
 
     def _allows(self, call: Call) -> Outcome:
-        subj = call.subject
         for r in self.rules.ask:
-            hit = r.deny_side(subj)
+            hit = r.deny_side(call.subject)
             if hit is None:
                 continue
             # An ask rule vetoes allows; it never turns the mode's deny into a question
@@ -389,8 +391,6 @@ class Engine:
         need = view.to_cover()
         if not need:
             return None
-        from .pattern import CommandPattern
-
         sources: list[tuple[str, str, Any]] = []
         if stored:
             sources += [("skill", r.text, p) for r in self._skill
@@ -489,9 +489,10 @@ class Engine:
                         "no_approver", ask.matched)
 
     def _resolve(self, call: Call, ask: Ask) -> Decision:
-        plan = None if ask.limited else self.remember_plan(call)
-        if self.approver is None:
+        if self.approver is None:  # the plan only words the hint of an ask reported as a deny
+            plan = None if ask.limited or not self.ask_as_deny else self.remember_plan(call)
             return self._no_approver(call, ask, plan)
+        plan = None if ask.limited else self.remember_plan(call)
         choices = FULL_CHOICES if plan else LIMITED_CHOICES
         prompt = Prompt(tool=call.req.tool_name, summary=call.what, preview=call.req.preview,
                         warnings=call.meta.warnings, choices=choices, reason=ask.reason,

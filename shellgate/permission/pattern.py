@@ -21,9 +21,10 @@ import os
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
+
+from .._record import record
 
 
 class WordLike(Protocol):
@@ -32,7 +33,7 @@ class WordLike(Protocol):
     glob: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Tok:
     star: bool
     regex: re.Pattern[str] | None = None
@@ -43,7 +44,7 @@ def _wild(text: str) -> re.Pattern[str]:
     return re.compile("".join(".*" if c == "*" else re.escape(c) for c in text), re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommandPattern:
     source: str
     tokens: tuple[_Tok, ...]
@@ -158,7 +159,7 @@ def _glob_regex(glob: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathPattern:
     """Claude Code's path anchors: ``//abs``, ``~/home``, ``/base-relative``, ``./cwd``; ``*``
     stays in one segment and ``**`` crosses directories. A pattern that matches a directory

@@ -28,12 +28,12 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .._record import field, record
 from ..bash.facts import PathOp
 from .pattern import CommandPattern, PathPattern, wild_match
 
@@ -50,7 +50,15 @@ PATH_RULES: dict[str, PathOp] = {"read": PathOp.READ, "edit": PathOp.WRITE, "wri
 
 def tool_key(name: str) -> str:
     """``WebFetch``, ``web_fetch`` and ``web-fetch`` compare equal."""
-    return re.sub(r"[\s_-]", "", name).lower()
+    got = _TOOL_KEYS.get(name) if type(name) is str else None
+    if got is None:
+        got = re.sub(r"[\s_-]", "", name).lower()
+        if type(name) is str and len(_TOOL_KEYS) < 256:  # a handful of names; pure function
+            _TOOL_KEYS[name] = got
+    return got
+
+
+_TOOL_KEYS: dict[str, str] = {}
 
 
 class RuleError(ValueError):
@@ -64,7 +72,7 @@ class RuleError(ValueError):
         super().__init__(f"{where}: rule {rule!r}: {message}" if rule else f"{where}: {message}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathEntry:
     """A touched path as the matchers use it: absolute, normalised, and its resolved form."""
 
@@ -73,7 +81,7 @@ class PathEntry:
     op: PathOp
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Subject:
     """A request seen by the rule matchers (built by the engine, one per decision)."""
 
@@ -87,7 +95,7 @@ class Subject:
     cwd: str = "/"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rule:
     action: RuleAction
     tool: str
@@ -287,7 +295,7 @@ def find_line(text: str, needle: str) -> int | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RuleSet:
     """Parsed allow / ask / deny lists. Immutable; :meth:`merged` combines layers."""
 

@@ -24,14 +24,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from .._record import asdict, record
 
 VERSION = 1
 
@@ -43,7 +43,7 @@ def default_store_path(env: Mapping[str, str] | None = None) -> Path:
     return base / "shellgate" / "approvals.json"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Approval:
     tool: str                          # rules.tool_key() of the tool
     prefix: tuple[str, ...] = ()       # command approvals: the sub-command's leading words
@@ -193,6 +193,8 @@ class Store:
         return ()
 
     def _write(self, approvals: list[Approval]) -> None:
+        import tempfile  # only when writing: keeps tempfile, shutil … off the hook's start-up
+
         data = {"version": VERSION, "approvals": [a.to_json() for a in approvals]}
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         try:

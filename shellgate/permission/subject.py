@@ -28,23 +28,24 @@ also looks at a rough split of the text: every segment between ``; & | ( ) { } `
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Iterable
-from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
+from .._lazyre import lazy_compile
+from .._record import record
 from .pattern import CommandPattern
 
 TRANSPARENT_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "command",
                                   "builtin", "noglob"})
 _WRAPPED_VIA = frozenset({"wrapper", "shell_c", "xargs", "find_exec"})
 _FILE_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
-_DUP_TARGET = re.compile(r"\d+-?|-")
-_SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*")
+_DUP_TARGET = lazy_compile(r"\d+-?|-")
+_SUBCOMMAND = lazy_compile(r"[A-Za-z][A-Za-z0-9_:-]*")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SubCommand:
     index: int
     words: tuple[Any, ...]         # shellgate.bash.ir.Word
@@ -68,14 +69,14 @@ class SubCommand:
         return self.name is not None and not self.has_assignments and not self.writes_file
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _RoughWord:
     text: str
     static: bool = True
     glob: bool = False
 
 
-_ROUGH_SPLIT = re.compile(r"\$\(|<\(|>\(|[;&|\n(){}`]")
+_ROUGH_SPLIT = lazy_compile(r"\$\(|<\(|>\(|[;&|\n(){}`]")
 
 
 def rough_segments(source: str) -> tuple[tuple[_RoughWord, ...], ...]:
@@ -92,7 +93,7 @@ def rough_segments(source: str) -> tuple[tuple[_RoughWord, ...], ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommandView:
     source: str
     ok: bool
@@ -135,15 +136,20 @@ def _writes_file(redirects: Iterable[Any]) -> bool:
     return False
 
 
+def _str(v: Any) -> str:
+    """``str(v)``; a ``StrEnum`` member (the IR's kinds) already compares as its value."""
+    return v if isinstance(v, StrEnum) or type(v) is str else str(v)
+
+
 def view(script: Any, readonly: Iterable[int] = ()) -> CommandView:
     """Build the view of a parsed ``shellgate.bash.ir.Script``."""
     ro = frozenset(readonly)
     cmds = script.commands
     wrapped_parents = {c.parent for c in cmds
-                       if c.parent is not None and c.via and str(c.via[-1]) in _WRAPPED_VIA}
+                       if c.parent is not None and c.via and _str(c.via[-1]) in _WRAPPED_VIA}
     out = []
     for i, c in enumerate(cmds):
-        kind = str(c.kind)
+        kind = _str(c.kind)
         name = c.name
         writes = _writes_file(c.redirects)
         inert = kind in ("funcdef", "test", "arith") or (not c.words and not writes)

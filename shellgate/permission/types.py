@@ -8,14 +8,14 @@ chain decided (``rule``), why (``reason``) and where the allow came from (``sour
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from .._record import field, record
 from ..bash.facts import PathOp
 from .modes import Capability, DecisionKind
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathAccess:
     """One file the call reads or writes, as the harness found it (absolute or cwd-relative)."""
 
@@ -23,7 +23,7 @@ class PathAccess:
     op: PathOp = PathOp.READ
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Metadata:
     """What a call may do, in the kernel's words.
 
@@ -54,7 +54,7 @@ class Metadata:
     persistable: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Request:
     """One tool call as the kernel sees it. ``workspace`` / ``cwd`` are set by the harness
     (the live cwd of the call wins over the start-up one); ``None`` means the engine's own."""
@@ -69,7 +69,7 @@ class Request:
     session_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Decision:
     """The kernel's answer.
 
@@ -112,7 +112,7 @@ FULL_CHOICES = (DecisionKind.ALLOW_ONCE, DecisionKind.ALLOW_SESSION, DecisionKin
 LIMITED_CHOICES = (DecisionKind.ALLOW_ONCE, DecisionKind.DENY)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Prompt:
     """What an approver is shown. ``choices`` are the only answers that will be honoured: a
     stronger allow is lowered to the strongest offered one. ``remember`` tells what an

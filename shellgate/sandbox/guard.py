@@ -13,16 +13,16 @@ import os
 import shutil
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from .._record import record
 from .disk import Disk
 
 _MAX_FILE = 4 * 1024 * 1024   # larger protected files are recorded by stat only (not restorable)
 _MAX_ENTRIES = 2000
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _State:
     kind: str                    # "missing", "file", "link", "dir", "other"
     mode: int = 0

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from .._record import field, record
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -33,7 +34,7 @@ def _prefixes(roots: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(r if r.endswith("/") else r + "/" for r in roots)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Limits:
     """Time, output and resource bounds that hold in every tier."""
 
@@ -49,7 +50,7 @@ class Limits:
     address_space: int | None = None  # bytes (RLIMIT_AS)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Policy:
     """Paths are absolute. ``writable`` roots are bound read-write; ``readonly`` paths lie inside
     them and are re-bound read-only (or watched and restored where the tier cannot); ``masked``

@@ -14,9 +14,10 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+
+from .._record import record
 
 
 class Tier(StrEnum):
@@ -25,7 +26,7 @@ class Tier(StrEnum):
     NONE = "none"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Probe:
     tier: Tier                   # the best tier that passed its self-test
     bwrap: str | None            # the bwrap binary that works (or was found)

@@ -17,9 +17,9 @@ import tempfile
 import threading
 import time
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 
+from .._record import record
 from . import reaper
 from .bwrap import TMP, mount_args, mount_identity, namespace_args
 from .disk import Disk
@@ -40,7 +40,7 @@ class SandboxUnavailable(RuntimeError):
     """An explicitly requested tier does not work on this machine."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExecResult:
     stdout: str
     stderr: str

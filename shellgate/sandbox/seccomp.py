@@ -15,7 +15,8 @@ import errno
 import os
 import platform
 import struct
-from dataclasses import dataclass
+
+from .._record import record
 
 # classic BPF opcodes
 _LD_W_ABS = 0x20           # BPF_LD | BPF_W | BPF_ABS
@@ -34,7 +35,7 @@ def _arg_lo(i: int) -> int:
     return 16 + 8 * i
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Arch:
     audit: int
     nr: dict[str, int]

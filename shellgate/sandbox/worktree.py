@@ -8,11 +8,12 @@ worktree writable breaks ``git commit`` there (anthropics/claude-code#33615, ope
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from .._record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record
 class GitLayout:
     top: Path      # the worktree's top directory (holds `.git`)
     gitdir: Path   # `top/.git`, or `<common>/worktrees/<name>` for a linked worktree

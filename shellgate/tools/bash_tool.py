@@ -15,16 +15,16 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .._record import record, replace
 from ..approval import CallContext, Capability, Decision, DecisionKind, Engine, Prompt, load_engine
 from ..sandbox import Limits, Sandbox, Tier, build_policy
 from .settings import SandboxSettings, parse_section
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BashResult:
     """What one :meth:`BashTool.run` did. ``ran`` is false when the gate did not allow it
     (``decision`` ``ask`` or ``deny``; ``reason`` says why and how to approve)."""

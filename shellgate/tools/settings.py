@@ -25,10 +25,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .._record import record, replace
 from ..sandbox import Limits
 
 TIERS = ("auto", "bwrap", "landlock", "none")
@@ -37,7 +37,7 @@ _INTS = ("output_head", "output_tail", "output_hard", "open_files", "file_size",
          "address_space")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SandboxSettings:
     enabled: bool = True
     tier: str = "auto"

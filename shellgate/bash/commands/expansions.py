@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import re
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+from ..._lazyre import lazy_compile
+
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = set("@*#?-$!0123456789")
-_ARITH_OK = re.compile(r"[\d\s+\-*/%()<>=!&|^~?:,]*")
+_ARITH_OK = lazy_compile(r"[\d\s+\-*/%()<>=!&|^~?:,]*")
 
 
 class _Unreadable(Exception):

@@ -23,11 +23,11 @@ accepts wild words only when it has no unsafe flag at all (``wild_ok``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..._record import field, record, replace
 from ..facts import Context, Effect, PathOp
 from ..ir import Span, Word
 
@@ -47,7 +47,7 @@ class Takes(StrEnum):
     SCRIPT = "script"          # program text in an embedded language (sed, awk)
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@record(init=False)
 class Flag:
     """One option and its spellings (``Flag("-o", "--output", takes=Takes.PATH)``).
 
@@ -81,7 +81,7 @@ class Flag:
         return self.takes is not Takes.NONE
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Finding:
     """Why one command is not read-only, and how bad it is."""
 
@@ -91,7 +91,7 @@ class Finding:
     effect: Effect = Effect.EXEC
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Call:
     """Everything a command check may look at: the IR command, where it sits, and the context.
 
@@ -108,7 +108,7 @@ class Call:
     wild_tail: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Opt:
     """One option as read: the flag, how it was spelled, its token and its value words."""
 
@@ -122,7 +122,7 @@ class Opt:
         return self.values[0] if self.values else None
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Parsed:
     opts: list[Opt] = field(default_factory=list)
     operands: list[Word] = field(default_factory=list)
@@ -138,7 +138,7 @@ class Parsed:
 Check = Callable[[Parsed, Call], Iterable[Finding]]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(eq=False)
 class Command:
     """A command family's whole truth: its read-only flags, its refused flags, its operands.
 
@@ -454,12 +454,12 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
 
 def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     """Paths only known at run time, read by a command that prints what it reads."""
-    from .. import paths  # the scanner looks at words; these values may hide in --flag=PATH
-
     out: list[Finding] = []
     for o in parsed.opts:
         if o.flag.takes is not Takes.PATH:
             continue
+        from .. import paths  # the scanner looks at words; these values may hide in --flag=PATH
+
         for v in o.values:
             if not v.static:
                 out.append(Finding(f"{cmd.name} {o.spelled} reads a file only known at run time "
@@ -490,12 +490,12 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
 def _write_targets(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     """An unsafe flag that writes a file (``sort -o F``) is a WRITE only when F lies inside the
     workspace; elsewhere (or unknown) it is worse."""
-    from .targets import where  # targets imports this module
-
     out: list[Finding] = []
     for o in parsed.opts:
         if o.flag.takes is not Takes.WRITE_PATH or o.flag not in cmd.unsafe:
             continue
+        from .targets import where  # targets imports this module
+
         if not o.values:
             out.append(Finding(f"{cmd.name} {o.spelled} writes a file in an unknown place", o.word.span,
                                "readonly.write"))

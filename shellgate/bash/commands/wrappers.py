@@ -30,12 +30,11 @@ must refuse).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..._record import record
 from ..ir import Via, Word
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Wrapper:
     name: str
     value: frozenset[str] = frozenset()     # options that take an argument
@@ -47,7 +46,7 @@ class Wrapper:
     via: Via = Via.WRAPPER
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Inner:
     """One command a wrapper runs: ``words`` its argv, or ``script`` (SHELL_C) the words
     whose static texts joined by a space form a script to parse."""
