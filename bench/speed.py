@@ -10,7 +10,7 @@
     suffix) with ``--jobs 1`` and ``--jobs 2``: throughput, and peak RSS of the process tree in
     the first quarter vs the whole run (flat memory means the two are close).
 
-    python bench/speed.py [--runs 21] [--n 2000] [--lines 200000] [--skip hook,gate,batch]
+    python bench/speed.py [--runs 21] [--n 2000] [--lines 200000] [--jobs 1,2] [--skip hook,gate,batch]
 
 Needs ../shared/corpus-data/ for (b) and (c); they are skipped with a message without it.
 """
@@ -186,7 +186,7 @@ def _watch(pid: int, samples: list[tuple[float, int]], stop: threading.Event) ->
         stop.wait(0.05)
 
 
-def batch(lines: int, bytecode: bool) -> None:
+def batch(lines: int, bytecode: bool, jobs_list: tuple[int, ...] = (1, 2)) -> None:
     if not DATA.is_dir():
         print(f"(c) skipped: no corpus data at {DATA}")
         return
@@ -198,7 +198,7 @@ def batch(lines: int, bytecode: bool) -> None:
         with open(src, "w", encoding="utf-8", errors="surrogateescape") as f:
             for i in range(lines):
                 f.write(json.dumps({"cmd": f"{cmds[i % len(cmds)]} # {i}"}) + "\n")
-        for jobs in (1, 2):
+        for jobs in jobs_list:
             argv = [sys.executable, "-m", "shellgate", "check", "--jsonl", src, "--jobs", str(jobs)]
             samples: list[tuple[float, int]] = []
             stop = threading.Event()
@@ -227,6 +227,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=2000, help="commands for Gate.check vs bashlex")
     ap.add_argument("--lines", type=int, default=200_000, help="lines for the batch")
     ap.add_argument("--skip", default="", help="comma list of hook,gate,batch")
+    ap.add_argument("--jobs", default="1,2", help="comma list of --jobs values for the batch")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="do not cache byte-code for the child processes")
     args = ap.parse_args()
@@ -241,7 +242,7 @@ def main() -> int:
     if "gate" not in skip:
         gate(args.n)
     if "batch" not in skip:
-        batch(args.lines, not args.no_bytecode)
+        batch(args.lines, not args.no_bytecode, tuple(int(j) for j in args.jobs.split(",")))
     return 0
 
 

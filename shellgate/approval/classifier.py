@@ -29,7 +29,6 @@ from ..bash import readonly
 from ..bash.commands.spec import Call
 from ..bash.commands.targets import resolve
 from ..bash.facts import Context, Effect, PathOp
-from ..bash.ir import Via
 from ..permission import Capability, Metadata, PathAccess, Request
 
 READ, WRITE, INTERNAL = Capability.READ, Capability.WRITE, Capability.INTERNAL
@@ -248,13 +247,12 @@ def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
         for i, c in enumerate(cmds):
             if any(_inside(h.span, c.span) for h in analysis.sensitive):
                 continue
-            tail = bool(c.via) and c.via[-1] is Via.XARGS
-            if checks is not None and tail == readonly.xargs_tail(c.via):
+            if checks is not None:
                 # the read-only check already ran this very check (same call): reuse it
                 if i in checks.clean:
                     out.add(i)
                 continue
-            call = Call(c, i, script, ctx, cwds, wild_tail=tail)
+            call = Call(c, i, script, ctx, cwds, wild_tail=readonly.xargs_tail(c.via))
             if not readonly.check_command(call):
                 out.add(i)
         return frozenset(out)
