@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 
 import pytest
+from _helpers import agent_project
 from conftest import live_sandboxes
 
 from shellgate.integrations._shell import Shell
@@ -19,12 +19,7 @@ from shellgate.integrations._shell import Shell
 
 @pytest.fixture()
 def ws(tmp_path, monkeypatch):
-    work, home = tmp_path / "work", tmp_path / "home"
-    (work / "sub").mkdir(parents=True)
-    (work / "README.md").write_text("hello from the workspace\n")
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text("FAKE KEY\n")
+    work, home = agent_project(tmp_path, "sub", "hello from the workspace\n", "FAKE KEY\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

@@ -11,16 +11,16 @@ import json
 import os
 import shlex
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
 import psutil
 import pytest
+from _helpers import git_workspace, home_with_key, sandbox_or_skip
 from conftest import live_sandboxes
 
 from shellgate.approval import scripted
-from shellgate.sandbox import Sandbox, SandboxUnavailable, Tier
+from shellgate.sandbox import Sandbox, Tier
 from shellgate.tools import BashTool
 from shellgate.tools.run_cli import run_command
 
@@ -28,26 +28,10 @@ PY = shlex.quote(sys.executable)
 CANARY = "CANARY-bashtool-7c2d"
 
 
-@pytest.fixture(autouse=True)
-def _private_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reads the developer's config or writes their audit log."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
-
-
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Path]:
-    ws, home = tmp_path / "ws", tmp_path / "home"
-    ws.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(ws)], check=True)
-    for k, v in (("user.email", "t@example.invalid"), ("user.name", "t")):
-        subprocess.run(["git", "-C", str(ws), "config", k, v], check=True)
-    (ws / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
-    (ws / "a.txt").write_text("a\n")
-    subprocess.run(["git", "-C", str(ws), "add", "a.txt"], check=True)
-    subprocess.run(["git", "-C", str(ws), "commit", "-qm", "init", "--no-verify"], check=True)
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text(CANARY + "\n")
+    ws = git_workspace(tmp_path / "ws", commit=("a.txt", "a\n"))
+    home = home_with_key(tmp_path / "home", CANARY + "\n")
     (tmp_path / "outside").mkdir()
     return {"ws": ws, "home": home, "outside": tmp_path / "outside"}
 
@@ -55,12 +39,8 @@ def world(tmp_path: Path) -> dict[str, Path]:
 @pytest.fixture(params=["bwrap", "bwrap-fresh", "landlock"])   # "bwrap": pre-spawned (default)
 def tier(request: pytest.FixtureRequest):
     """A sandbox spec for ``BashTool(sandbox=...)``: a tier name, or a fresh-bwrap Sandbox."""
+    sandbox_or_skip(request.param).close()
     name, _, variant = request.param.partition("-")
-    try:
-        sb = Sandbox(name, prespawn=variant != "fresh")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"{name} tier unavailable here: {exc}")
-    sb.close()
     return Sandbox(name, prespawn=False) if variant == "fresh" else name
 
 

@@ -66,13 +66,20 @@ def test_policy_campaign_finds_minimized_writes(material):
     assert len({f["cause"] for f in r.findings}) == len(r.findings)   # deduplicated by cause
 
 
-def test_main_writes_jsonl_and_exits_1_on_findings(material, tmp_path):
+def _main(material, tmp_path, seed: int, max_commands: int, allowed: set[str]) -> tuple[int, str]:
+    """``campaign.main`` with the stand-in gate allowing ``allowed``: its exit code and the
+    findings file's text (the console log goes to ``tmp_path/log``)."""
     out = tmp_path / "findings.jsonl"
     with open(tmp_path / "log", "w") as log:
-        code = campaign.main(120, 2, 1, None, str(out), material=material, max_commands=120,
-                             gate_factory=lambda o, m, c: PrefixGate({"sort", "find"}),
+        code = campaign.main(120, seed, 1, None, str(out), material=material, max_commands=max_commands,
+                             gate_factory=lambda o, m, c: PrefixGate(allowed),
                              console=Console(file=log, width=200))
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    return code, out.read_text()
+
+
+def test_main_writes_jsonl_and_exits_1_on_findings(material, tmp_path):
+    code, text = _main(material, tmp_path, seed=2, max_commands=120, allowed={"sort", "find"})
+    lines = [json.loads(x) for x in text.splitlines()]
     assert code == 1 and lines
     assert {"cmd", "effects", "rule", "seed", "kind", "cause"} <= set(lines[0])
     assert lines[0]["seed"] == 2
@@ -80,9 +87,5 @@ def test_main_writes_jsonl_and_exits_1_on_findings(material, tmp_path):
 
 
 def test_main_exits_0_when_nothing_allowed_has_an_effect(material, tmp_path):
-    out = tmp_path / "findings.jsonl"
-    with open(tmp_path / "log", "w") as log:
-        code = campaign.main(120, 3, 1, None, str(out), material=material, max_commands=60,
-                             gate_factory=lambda o, m, c: PrefixGate({"ls", "cat"}),
-                             console=Console(file=log, width=200))
-    assert code == 0 and out.read_text() == ""
+    code, text = _main(material, tmp_path, seed=3, max_commands=60, allowed={"ls", "cat"})
+    assert code == 0 and text == ""

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 
 import pytest
+from _helpers import agent_project
 
 from tests.conftest import load
 
@@ -27,12 +28,7 @@ pytestmark = pytest.mark.skipif(EXE is None, reason="the shellgate console scrip
 def world(tmp_path_factory):
     """A git workspace, a fake HOME with secrets and rc files, private config and state dirs."""
     root = tmp_path_factory.mktemp("hooks")
-    work, home = root / "work", root / "home"
-    (work / "src").mkdir(parents=True)
-    (work / "README.md").write_text("hello\n")
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text("-----BEGIN FAKE KEY-----\n")
+    work, home = agent_project(root, "src", "hello\n", "-----BEGIN FAKE KEY-----\n")
     (home / ".bashrc").write_text("# rc\n")
     (home / ".profile").write_text("# profile\n")
     env = {k: v for k, v in os.environ.items()

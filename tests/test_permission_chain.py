@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _helpers import Approver
 
 from shellgate.permission import (
     LIMITED_CHOICES,
@@ -19,15 +20,6 @@ from shellgate.permission.engine import Ask, Call
 
 C = Capability
 W, R = PathOp.WRITE, PathOp.READ
-
-
-class Approver:
-    def __init__(self, answer=DecisionKind.ALLOW_ONCE):
-        self.answer, self.prompts = answer, []
-
-    def __call__(self, prompt):
-        self.prompts.append(prompt)
-        return self.answer
 
 
 def req(cap=C.EXEC, *, tool="tool", command=None, paths=(), complete=True, key="k", **kw):

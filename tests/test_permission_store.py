@@ -8,8 +8,10 @@ import json
 import subprocess
 import sys
 import textwrap
+from functools import partial
 
 import pytest
+from _helpers import Approver
 
 from shellgate.bash.parser import parse
 from shellgate.permission import (
@@ -31,13 +33,7 @@ def bash(cmd, **kw):
                                                        command=cmd, **kw))
 
 
-class Always:
-    def __init__(self, answer=DecisionKind.ALLOW_ALWAYS):
-        self.answer, self.prompts = answer, []
-
-    def __call__(self, prompt):
-        self.prompts.append(prompt)
-        return self.answer
+Always = partial(Approver, DecisionKind.ALLOW_ALWAYS)
 
 
 @pytest.mark.parametrize("cmd, prefix, rest", [

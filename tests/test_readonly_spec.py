@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shellgate.bash.analysis import analyse
 from shellgate.bash.commands import registry
@@ -215,9 +217,16 @@ def test_inert_expansions(raw: str) -> None:
 
 @pytest.mark.parametrize("raw", ["${x@P}", '"${x@P}"', "${!x}", "${x:=1}", "${x=1}", "${a[$i]}",
                                  "${a[i]}", "${x:$n}", "$((x))", "$((x=1))", "$((1++))", "$[1]",
-                                 '"${x:-${y@P}}"', "${x:-$(echo ${y@P})}"])
+                                 '"${x:-${y@P}}"', "${x:-$(echo ${y@P})}",
+                                 # unterminated: read as "could not be read exactly", no raise
+                                 "${x:-'abc}", "$[1", "${a[1}", "$((1", "${x"])
 def test_dangerous_expansions(raw: str) -> None:
     assert problems(raw), raw
+
+
+@given(st.text(alphabet="${}[]()'\"`\\:-=#@!ax1 \n", max_size=24), st.booleans())
+def test_expansion_scanner_never_raises(raw: str, heredoc: bool) -> None:
+    assert isinstance(problems(raw, heredoc=heredoc), list)
 
 
 def test_arith_problem() -> None:

@@ -17,22 +17,17 @@ from pathlib import Path
 
 import psutil
 import pytest
+from _helpers import git_workspace, home_with_key
+from _helpers import sandbox_or_skip as _sandbox
+from _helpers import world_policy as _policy
 
-from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, Tier, build_policy, probe
+from shellgate.sandbox import Limits, Sandbox, Tier, probe
 
 PY = shlex.quote(sys.executable)
 CANARY = "CANARY-ssh-key-5f1e0c"
 
 
 CONFINED = ["bwrap", "bwrap-fresh", "landlock"]   # "bwrap": pre-spawned (the default)
-
-
-def _sandbox(tier: str) -> Sandbox:
-    name, _, variant = tier.partition("-")
-    try:
-        return Sandbox(name, prespawn=variant != "fresh")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"{name} tier unavailable here: {exc}")
 
 
 def _lent(request: pytest.FixtureRequest):
@@ -61,27 +56,14 @@ pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Path]:
     """A git workspace with a hook, a fake HOME with a canary key, and places outside."""
-    ws, home = tmp_path / "ws", tmp_path / "home"
-    ws.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(ws)], check=True)
-    for k, v in (("user.email", "t@example.invalid"), ("user.name", "t")):
-        subprocess.run(["git", "-C", str(ws), "config", k, v], check=True)
-    (ws / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
-    (ws / "README").write_text("hello\n")
-    subprocess.run(["git", "-C", str(ws), "add", "README"], check=True)
-    subprocess.run(["git", "-C", str(ws), "commit", "-qm", "init", "--no-verify"], check=True)
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text(CANARY + "\n")
+    ws = git_workspace(tmp_path / "ws", commit=("README", "hello\n"))
+    home = home_with_key(tmp_path / "home", CANARY + "\n")
     (home / "notes.txt").write_text("not a secret\n")
     outside = tmp_path / "outside"
     outside.mkdir()
     var_outside = Path(tempfile.mkdtemp(prefix="shellgate-test-", dir="/var/tmp"))
     yield {"ws": ws, "home": home, "outside": outside, "var": var_outside}
     subprocess.run(["rm", "-rf", str(var_outside)], check=False)
-
-
-def _policy(w: dict[str, Path], **kw):
-    return build_policy(w["ws"], home=w["home"], **kw)
 
 
 # -- filesystem ---------------------------------------------------------------------------

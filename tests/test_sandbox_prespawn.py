@@ -21,9 +21,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+from _helpers import git_workspace, sandbox_or_skip
+from _helpers import world_policy as _policy
 from conftest import live_sandboxes
 
-from shellgate.sandbox import Limits, Sandbox, SandboxUnavailable, build_policy, jobs, runner
+from shellgate.sandbox import Limits, Sandbox, jobs, runner
 from shellgate.sandbox.bwrap import mount_identity
 
 CANARY = "CANARY-prespawn-3b9e"
@@ -31,10 +33,7 @@ CANARY = "CANARY-prespawn-3b9e"
 
 @pytest.fixture
 def sb():
-    try:
-        s = Sandbox("bwrap")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap tier unavailable here: {exc}")
+    s = sandbox_or_skip("bwrap")
     yield s
     s.close()
 
@@ -44,17 +43,10 @@ pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
 
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Path]:
-    ws, home = tmp_path / "ws", tmp_path / "home"
-    ws.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(ws)], check=True)
-    (ws / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    ws, home = git_workspace(tmp_path / "ws"), tmp_path / "home"
     home.mkdir()
     (home / ".netrc").write_text("machine example.invalid password old\n")
     return {"ws": ws, "home": home}
-
-
-def _policy(w: dict[str, Path], **kw):
-    return build_policy(w["ws"], home=w["home"], **kw)
 
 
 def _server_pid(sb: Sandbox, w: dict[str, Path], **kw) -> str:
@@ -201,10 +193,7 @@ def test_close_ends_every_process_of_the_sandbox(sb: Sandbox, world) -> None:
 
 
 def test_garbage_collection_closes_the_servers(world) -> None:
-    try:
-        s = Sandbox("bwrap")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap tier unavailable here: {exc}")
+    s = sandbox_or_skip("bwrap")
     s.run("true", _policy(world))
     assert len(live_sandboxes()) == 1
     del s

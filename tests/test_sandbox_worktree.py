@@ -7,10 +7,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _helpers import git_workspace, sandbox_or_skip
 
 from shellgate.sandbox import (
     Sandbox,
-    SandboxUnavailable,
     active_workspace,
     build_policy,
     find_layout,
@@ -20,11 +20,7 @@ from shellgate.sandbox import (
 
 @pytest.fixture(params=["bwrap", "bwrap-fresh", "landlock"])   # "bwrap": pre-spawned (default)
 def confined(request: pytest.FixtureRequest) -> Sandbox:
-    name, _, variant = request.param.partition("-")
-    try:
-        sb = Sandbox(name, prespawn=variant != "fresh")
-    except SandboxUnavailable as exc:
-        pytest.skip(f"{name} tier unavailable here: {exc}")
+    sb = sandbox_or_skip(request.param)
     before = set(prespawn.live_servers())
     yield sb
     sb.close()
@@ -37,16 +33,7 @@ def _git(*args: str, cwd: Path) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    _git("init", "-q", "-b", "main", cwd=ws)
-    _git("config", "user.email", "t@example.invalid", cwd=ws)
-    _git("config", "user.name", "t", cwd=ws)
-    (ws / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
-    (ws / "a.txt").write_text("a\n")
-    _git("add", "a.txt", cwd=ws)
-    _git("commit", "-qm", "init", "--no-verify", cwd=ws)
-    return ws
+    return git_workspace(tmp_path / "ws", commit=("a.txt", "a\n"))
 
 
 def test_worktree_added_inside_the_sandbox_becomes_the_workspace(confined: Sandbox, repo: Path) -> None:

@@ -13,9 +13,7 @@ get no answer, so Claude Code's own permission rules decide them.
 
 from __future__ import annotations
 
-import json
-
-from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, run
+from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, hook_specific_output
 
 TOOLS = {
     "Bash": ToolKind.BASH,
@@ -31,11 +29,7 @@ MATCHER = "|".join(TOOLS)
 
 
 def render(outcome: Outcome) -> str:
-    return json.dumps({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": outcome.decision,
-        "permissionDecisionReason": outcome.text(),
-    }}, ensure_ascii=False)
+    return hook_specific_output("PreToolUse", outcome.decision, outcome.text())
 
 
 SPEC = AgentSpec(
@@ -48,9 +42,3 @@ SPEC = AgentSpec(
     project_env="CLAUDE_PROJECT_DIR",
     render=render,
 )
-
-
-def main(stdin_text: str, mode_override: str | None = None,
-         config: str | None = None) -> tuple[str, int]:
-    """Answer one PreToolUse call: (stdout text, exit code). Never raises, never exits 1."""
-    return run(SPEC, stdin_text, mode_override, config)

@@ -14,9 +14,7 @@ research/ecosystem.md §0.3, §2.3). So here:
 
 from __future__ import annotations
 
-import json
-
-from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, run
+from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, hook_specific_output
 
 TOOLS = {
     "Bash": ToolKind.BASH,
@@ -29,11 +27,7 @@ MATCHER = "|".join(TOOLS)
 def render(outcome: Outcome) -> str:
     if outcome.decision == "allow":
         return ""  # never a bare allow: Codex treats it as a failed hook
-    return json.dumps({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": "deny",
-        "permissionDecisionReason": outcome.text(),
-    }}, ensure_ascii=False)
+    return hook_specific_output("PreToolUse", "deny", outcome.text())
 
 
 SPEC = AgentSpec(
@@ -44,9 +38,3 @@ SPEC = AgentSpec(
     can_ask=False,
     render=render,
 )
-
-
-def main(stdin_text: str, mode_override: str | None = None,
-         config: str | None = None) -> tuple[str, int]:
-    """Answer one PreToolUse call: (stdout text, exit code). Never raises, never exits 1."""
-    return run(SPEC, stdin_text, mode_override, config)

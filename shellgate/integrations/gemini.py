@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .hookio import AgentSpec, Outcome, ToolKind, run
+from .hookio import AgentSpec, Outcome, ToolKind
 
 TOOLS = {
     "run_shell_command": ToolKind.BASH,
@@ -43,9 +43,3 @@ SPEC = AgentSpec(
     project_env="GEMINI_PROJECT_DIR",
     render=render,
 )
-
-
-def main(stdin_text: str, mode_override: str | None = None,
-         config: str | None = None) -> tuple[str, int]:
-    """Answer one BeforeTool call: (stdout text, exit code). Never raises, never exits 1."""
-    return run(SPEC, stdin_text, mode_override, config)

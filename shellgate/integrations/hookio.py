@@ -322,6 +322,15 @@ def run(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
         return spec.render(_internal(exc)), 0
 
 
+def hook_specific_output(event: str, decision: str, reason: str) -> str:
+    """The ``{"hookSpecificOutput": …}`` answer Claude Code and Codex both read."""
+    return json.dumps({"hookSpecificOutput": {
+        "hookEventName": event,
+        "permissionDecision": decision,
+        "permissionDecisionReason": reason,
+    }}, ensure_ascii=False)
+
+
 def _internal(exc: BaseException) -> Outcome:
     kind = "configuration error" if type(exc).__name__.startswith("Config") else "internal error"
     return Outcome("deny", f"blocked because of a shellgate {kind} ({type(exc).__name__}: "
@@ -379,7 +388,7 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
             out, code = module.SPEC.render(Outcome("deny", f"bad hook arguments ({exc}); {USAGE}",
                                                    rule="hook.usage")), 0
         else:
-            out, code = module.main(text, mode_override=mode, config=config)
+            out, code = run(module.SPEC, text, mode_override=mode, config=config)
     except BaseException as exc:  # noqa: BLE001 - last resort: exit 2 blocks in every agent
         sys.stdout = saved
         print(f"shellgate: blocked because the hook failed ({type(exc).__name__}: {exc})",

@@ -42,29 +42,22 @@ class Arch:
     x32_bit: int = 0  # syscall numbers with this bit set are the x32 ABI
 
 
-_COMMON_X86_64 = dict(
-    ptrace=101, mount=165, umount2=166, pivot_root=155, chroot=161, swapon=167, swapoff=168,
-    reboot=169, acct=163, kexec_load=246, kexec_file_load=320, init_module=175, finit_module=313,
-    delete_module=176, bpf=321, perf_event_open=298, userfaultfd=323, keyctl=250, add_key=248,
-    request_key=249, setns=308, unshare=272, clone=56, clone3=435, socket=41, socketpair=53,
-    ioctl=16, open_by_handle_at=304, name_to_handle_at=303, process_vm_readv=310,
-    process_vm_writev=311, io_uring_setup=425, io_uring_enter=426, io_uring_register=427,
-    open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
-    mount_setattr=442,
-)
-_COMMON_AARCH64 = dict(
-    ptrace=117, mount=40, umount2=39, pivot_root=41, chroot=51, swapon=224, swapoff=225,
-    reboot=142, acct=89, kexec_load=104, kexec_file_load=294, init_module=105, finit_module=273,
-    delete_module=106, bpf=280, perf_event_open=241, userfaultfd=282, keyctl=219, add_key=217,
-    request_key=218, setns=268, unshare=97, clone=220, clone3=435, socket=198, socketpair=199,
-    ioctl=29, open_by_handle_at=265, name_to_handle_at=264, process_vm_readv=270,
-    process_vm_writev=271, io_uring_setup=425, io_uring_enter=426, io_uring_register=427,
-    open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
-    mount_setattr=442,
+# One row per syscall: name=(x86_64 number, aarch64 number).
+_NUMBERS = dict(
+    ptrace=(101, 117), mount=(165, 40), umount2=(166, 39), pivot_root=(155, 41), chroot=(161, 51),
+    swapon=(167, 224), swapoff=(168, 225), reboot=(169, 142), acct=(163, 89), kexec_load=(246, 104),
+    kexec_file_load=(320, 294), init_module=(175, 105), finit_module=(313, 273),
+    delete_module=(176, 106), bpf=(321, 280), perf_event_open=(298, 241), userfaultfd=(323, 282),
+    keyctl=(250, 219), add_key=(248, 217), request_key=(249, 218), setns=(308, 268), unshare=(272, 97),
+    clone=(56, 220), clone3=(435, 435), socket=(41, 198), socketpair=(53, 199), ioctl=(16, 29),
+    open_by_handle_at=(304, 265), name_to_handle_at=(303, 264), process_vm_readv=(310, 270),
+    process_vm_writev=(311, 271), io_uring_setup=(425, 425), io_uring_enter=(426, 426),
+    io_uring_register=(427, 427), open_tree=(428, 428), move_mount=(429, 429), fsopen=(430, 430),
+    fsconfig=(431, 431), fsmount=(432, 432), fspick=(433, 433), mount_setattr=(442, 442),
 )
 ARCHES: dict[str, Arch] = {
-    "x86_64": Arch(0xC000003E, _COMMON_X86_64, x32_bit=0x40000000),
-    "aarch64": Arch(0xC00000B7, _COMMON_AARCH64),
+    "x86_64": Arch(0xC000003E, {k: v[0] for k, v in _NUMBERS.items()}, x32_bit=0x40000000),
+    "aarch64": Arch(0xC00000B7, {k: v[1] for k, v in _NUMBERS.items()}),
 }
 
 DENIED_SYSCALLS: tuple[str, ...] = (

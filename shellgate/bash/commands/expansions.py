@@ -24,6 +24,7 @@ from ..._lazyre import lazy_compile
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = set("@*#?-$!0123456789")
 _ARITH_OK = lazy_compile(r"[\d\s+\-*/%()<>=!&|^~?:,]*")
+_NESTED = frozenset('"`$')  # what opens a string or expansion with its own end (see _Scan.nested)
 
 
 class _Unreadable(Exception):
@@ -47,7 +48,7 @@ def problems(raw: str, *, heredoc: bool = False) -> list[str]:
         _Scan(raw, out, heredoc).run()
     except _Unreadable as exc:
         out.append(f"an expansion could not be read exactly ({exc})")
-    except IndexError:
+    except (IndexError, ValueError):  # ran off the end, or a closer not found
         out.append("an expansion could not be read exactly (unterminated)")
     return out
 
@@ -80,14 +81,8 @@ class _Scan:
                     raise _Unreadable("unterminated single quote")
                 i = j + 1
                 continue
-            if c == '"' and not self.heredoc:
-                i = self.dquote(i + 1)
-                continue
-            if c == "`":
-                i = self.backtick(i + 1)
-                continue
-            if c == "$":
-                i = self.dollar(i, dq)
+            if c in _NESTED and not (c == '"' and self.heredoc):
+                i = self.nested(i, dq)
                 continue
             if c in "<>" and i + 1 < n and s[i + 1] == "(" and not dq:
                 i = self.paren(i + 2) + 1
@@ -99,6 +94,16 @@ class _Scan:
         if closer is not None:
             raise _Unreadable(f"missing {closer!r}")
         return i
+
+    def nested(self, i: int, dq: bool) -> int:
+        """Skip the double-quoted string, backquoted command or ``$`` expansion opening at ``i``;
+        returns the index after it."""
+        c = self.s[i]
+        if c == '"':
+            return self.dquote(i + 1)
+        if c == "`":
+            return self.backtick(i + 1)
+        return self.dollar(i, dq)
 
     def dquote(self, i: int) -> int:
         s = self.s
@@ -210,14 +215,8 @@ class _Scan:
             if c == "'" and not dq:
                 i = s.index("'", i + 1) + 1
                 continue
-            if c == '"':
-                i = self.dquote(i + 1)
-                continue
-            if c == "`":
-                i = self.backtick(i + 1)
-                continue
-            if c == "$":
-                i = self.dollar(i, dq)
+            if c in _NESTED:
+                i = self.nested(i, dq)
                 continue
             if c == "{":
                 depth += 1
