@@ -91,6 +91,7 @@ class Gate:
         self.home = home
         self._engine: Any = None
         self._error: str | None = None
+        self._here: Any = None  # (workspace, its CallContext): a check without a cwd (frozen)
 
     def _load(self) -> Any:
         if self._engine is None and self._error is None:
@@ -105,10 +106,18 @@ class Gate:
 
     def check(self, command: str, cwd: str | Path | None = None) -> Verdict:
         """The verdict on ``command`` run from ``cwd`` (default: the workspace)."""
-        from .approval import CallContext
-
         engine = self._load()
-        ctx = CallContext(cwd=str(Path(cwd).absolute()) if cwd else str(self.workspace))
+        if cwd:
+            from .approval import CallContext
+
+            ctx = CallContext(cwd=str(Path(cwd).absolute()))
+        else:
+            here = self._here
+            if here is None or here[0] is not self.workspace:
+                from .approval import CallContext
+
+                here = self._here = (self.workspace, CallContext(cwd=str(self.workspace)))
+            ctx = here[1]
         if engine is None:
             return Verdict(command, "deny", "unknown", _analyse_only(command, ctx.cwd, self),
                            reason=self._error or "configuration error", rule="config.error")
@@ -121,8 +130,7 @@ class Gate:
         if analysis is None:
             analysis = _analyse_only(command, ctx.cwd, self)
         cap = decision.capability.value if decision.capability is not None else "unknown"
-        return Verdict(command, decision.verdict, cap, analysis, reason=decision.reason,
-                       rule=decision.rule)
+        return Verdict(command, decision.verdict, cap, analysis, decision.reason, decision.rule)
 
 
 def _analyse_only(command: str, cwd: str | None, gate: Gate) -> Analysis:

@@ -286,11 +286,14 @@ def classify_bash(command: str, ctx: Context) -> Classified:
     reasons = tuple([r.message for r in analysis.reasons])
     if script.error is not None and not reasons:
         reasons = (f"cannot parse: {script.error.reason}",)
+    warnings = analysis.warnings
+    # Metadata's fields in order (a hot path; tests/test_speed_shortcuts.py checks the order):
+    # capability, key, summary, command, script, readonly_commands, paths, paths_complete,
+    # hosts, warnings, reasons, sensitive, persistable
     meta = Metadata(
-        capability=cap, key=key, summary=summary, command=command, script=script,
-        readonly_commands=readonly_commands(analysis, ctx),
-        paths=tuple(dict.fromkeys(paths)) if paths else (),
-        warnings=tuple(dict.fromkeys([w.message for w in analysis.warnings])), reasons=reasons,
-        sensitive=tuple(dict.fromkeys([h.path for h in sensitive])) if sensitive else (),
-        persistable=script.ok and not sensitive)
+        cap, key, summary, command, script, readonly_commands(analysis, ctx),
+        tuple(dict.fromkeys(paths)) if paths else (), False, (),
+        tuple(dict.fromkeys([w.message for w in warnings])) if warnings else (), reasons,
+        tuple(dict.fromkeys([h.path for h in sensitive])) if sensitive else (),
+        script.ok and not sensitive)
     return Classified(meta, analysis, ctx)

@@ -46,6 +46,15 @@ DEFAULT_PLAN_TOOLS = ("ask_user", "ask_user_question", "tool_search")
 _NO_HINTS = Metadata()  # what a bash call of check_bash carries (frozen: one shared instance)
 
 
+def _placed(request: Request, metadata: Metadata, placed: dict[str, Any]) -> Request:
+    """``replace(request, metadata=metadata, **placed)`` spelled out for a plain ``Request``
+    (a hot path; tests/test_speed_shortcuts.py checks that the fields are still these)."""
+    if type(request) is not Request:
+        return replace(request, metadata=metadata, **placed)
+    return Request(placed["tool_id"], request.tool_name, request.args, request.preview, metadata,
+                   placed["workspace"], placed["cwd"], placed["session_id"])
+
+
 def _norm(p: str | Path) -> str:
     import os
 
@@ -174,11 +183,12 @@ class Engine:
             except Exception:
                 req = replace(request, **placed)  # what the audit line below names
                 raise
-            req = replace(request, metadata=got.metadata, **placed)
+            req = _placed(request, got.metadata, placed)
             name = tool_name(req.tool_name)
-            if name == "exit_plan_mode" and self.plan_mode():
+            plan = self.plan_mode()
+            if name == "exit_plan_mode" and plan:
                 return self._decide_plan_exit(req, start), got
-            if not self.plan_mode():
+            if not plan:
                 pctx = got.context
                 if pctx is None:  # bash calls carry theirs; build one for the other tools
                     from ..bash.facts import Context
@@ -266,8 +276,8 @@ class Engine:
                    tool_use_id: str = "") -> tuple[Decision, Any]:
         """Decide one bash command and return the bash core's ``Analysis`` with it (``None``
         if the analysis could not run) — what ``shellgate check`` prints."""
-        d, got = self._decide(Request(tool_id=tool_use_id, tool_name="bash",
-                                      args={"command": command}, metadata=_NO_HINTS), ctx)
+        d, got = self._decide(Request(tool_use_id, "bash", {"command": command}, None, _NO_HINTS),
+                              ctx)
         return d, (got.analysis if got is not None else None)
 
     def as_tool_gate(self) -> Callable[[Any, Any], GateDecision]:

@@ -60,7 +60,9 @@ class _Warner:
     def own_words(self, i: int) -> tuple[Word, ...]:
         """Arguments of command ``i`` that are its own, not an unwrapped inner command's."""
         cmd = self.cmds[i]
-        starts = [self.cmds[k].span[0] for k in self.children.get(i, ())
+        if i not in self.children:  # no inner command: every argument is its own
+            return cmd.words[1:]
+        starts = [self.cmds[k].span[0] for k in self.children[i]
                   if self.cmds[k].via and self.cmds[k].via[-1] in (Via.WRAPPER, Via.SHELL_C, Via.XARGS,
                                                                     Via.FIND_EXEC)]
         args = cmd.words[1:]
@@ -116,7 +118,8 @@ class _Warner:
             return
         if cmd.kind is not CommandKind.SIMPLE:
             return
-        self.redirects(cmd)
+        if cmd.redirects:
+            self.redirects(cmd)
         if not cmd.words:
             return
         name = cmd.name

@@ -739,6 +739,19 @@ def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
     return list(found.values())
 
 
+def _home_table(ctx: Context) -> tuple[str, _Table]:
+    """The lowercased HOME of ``ctx`` and its rules (a pure function of the frozen context and
+    ``_table``'s own cache), kept for the next call with the same context object."""
+    global _LAST_HOME
+    home = str(ctx.home).lower().rstrip("/") or "/"
+    table = _table(home)
+    _LAST_HOME = (ctx, home, table)  # one tuple: a reader in another thread sees all or none
+    return home, table
+
+
+_LAST_HOME: tuple[Context | None, str, _Table | None] = (None, "", None)
+
+
 def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dynamic: bool, glob: bool,
                    braces: bool = True, tree: bool = False, dot_rule: bool = True,
                    tilde: bool = True, walk: bool = False) -> list[SensitiveHit]:
@@ -748,8 +761,11 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
     (``grep -r token .`` next to a ``.env``)."""
     if role in (Role.NONE, Role.META):
         return []
-    home = str(ctx.home).lower().rstrip("/") or "/"
-    table = _table(home)
+    last = _LAST_HOME
+    if last[0] is ctx:  # the words of one script share their context
+        home, table = last[1], last[2]
+    else:
+        home, table = _home_table(ctx)
     out: list[SensitiveHit] = []
     classes: set[PathClass] = set()
     plain = _plain_path(text, ctx, glob)

@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Iterable
 
+from .._lazyre import lazy_compile
 from .._record import record
 from .facts import Context, PathClass, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
@@ -34,6 +35,7 @@ from .pathroles import (
 from .paths import candidates, hits_for_text
 
 _INNER_VIAS = frozenset({Via.WRAPPER, Via.SHELL_C, Via.XARGS, Via.FIND_EXEC})
+_PIECES = lazy_compile(r"[,:]")  # the separators of `a:b,c=d` option values
 
 
 def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
@@ -48,7 +50,7 @@ def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     out: list[SensitiveHit] = []
     seen: set[tuple[Span | None, PathClass, str]] = set()
     for i, cmd in enumerate(script.commands):
-        found = (_redirect_hits(cmd, ctx, dot_rule)
+        found = ((_redirect_hits(cmd, ctx, dot_rule) if cmd.redirects else [])
                  + _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ()))
                  + implicit_hits(cmd, ctx))
         for hit in found:
@@ -88,7 +90,7 @@ def _word_hits(word: Word, role: Role, ctx: Context, dot_rule: bool, *, tree: bo
     if "=" in text:
         raw_pieces.append(text.split("=", 1)[1])
     if split:
-        for part in re.split(r"[,:]", text):
+        for part in _PIECES.split(text):
             raw_pieces.append(part.split("=", 1)[1] if "=" in part else part)
     raw_pieces.append(text)
     pieces: list[str] = []

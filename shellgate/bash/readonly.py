@@ -94,7 +94,8 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
     cwds = candidate_cwds(script, ctx)
     clean: list[int] = []
     for i, cmd in enumerate(script.commands):
-        call = Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via))
+        call = Call(cmd, i, script, ctx, cwds,
+                    wild_tail=Via.XARGS in cmd.via and xargs_tail(cmd.via))
         found = check_command(call)
         if found:
             findings.extend(found)
@@ -123,8 +124,11 @@ def _loop_variables(script: Script) -> list[Finding]:
     """``for NAME in …`` assigns NAME (the IR does not carry loop headers, so the source is
     scanned — inside quotes too, a superset). ``for PATH in /tmp/evil; do ls; done`` would run
     another ``ls``: only lower-case names that are not proxy settings are accepted."""
-    out = []
-    for m in _LOOP_VAR.finditer(script.source):
+    out: list[Finding] = []
+    source = script.source
+    if "for" not in source and "select" not in source:
+        return out  # what the search below finds in such a text: nothing
+    for m in _LOOP_VAR.finditer(source):
         name = m.group(1)
         if not _SAFE_LOOP_VAR.fullmatch(name) or name in _LOWER_ENV:
             out.append(Finding(f"the loop assigns {name} (an environment variable name)", m.span(1),
@@ -204,9 +208,11 @@ def check_command(call: Call) -> list[Finding]:
                         "shadow a command)", cmd.span, "readonly.funcdef")]
     if Via.COPROC in cmd.via:
         out.append(Finding("runs a coprocess", cmd.span, "readonly.coproc"))
-    out.extend(_assignments(cmd))
+    if cmd.assignments:
+        out.extend(_assignments(cmd))
     out.extend(_expansions(cmd))
-    out.extend(_redirects(cmd, call))
+    if cmd.redirects:
+        out.extend(_redirects(cmd, call))
     if cmd.kind is CommandKind.TEST:
         return out + _double_bracket(cmd)
     if cmd.kind is CommandKind.ARITH:
@@ -239,7 +245,8 @@ def _expansions(cmd: IRCommand) -> list[Finding]:
         return []  # checked as a whole below
     out: list[Finding] = []
     for w in cmd.words:
-        out.extend(_word_expansions(w))
+        if not w.static:  # a static word has none (_word_expansions): skip the call
+            out.extend(_word_expansions(w))
     for a in cmd.assignments:
         out.extend(_word_expansions(a.value))
     for r in cmd.redirects:

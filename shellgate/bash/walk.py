@@ -125,7 +125,7 @@ class Walker:
             if raw in reserved or (not stages[-1] and "=" in raw):
                 return None
             if text_only(raw):  # what decode_word gives such a word, without the call
-                w = Word(text=raw, raw=raw, span=span)
+                w = Word(raw, raw, span)  # text, raw, span: positional (a hot path)
             else:
                 try:
                     w, subs = decode_word(src, span[0], span[1], {})
@@ -147,8 +147,7 @@ class Walker:
         check. ``tests/test_parser_plain.py`` checks that both paths give the same script."""
         self.seen.update(self.pp.words)
         for words, via in self._plain:
-            idx = self.add(Command(words=words, span=(words[0].span[0], words[-1].span[1]),
-                                   via=via))
+            idx = self.add(Command(words, (words[0].span[0], words[-1].span[1]), via))
             self.unwrap(idx)
         self.check_aliases()
 

@@ -59,10 +59,30 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _all_readonly(meta: Metadata) -> bool:
+    """Whether the view of ``meta``'s command would have nothing to cover: a parsed script
+    whose every sub-command is known read-only (``CommandView.to_cover`` is then ``()``, and
+    ``_cover_command`` returns None before it looks at any allow source)."""
+    script = meta.script
+    if script is None or getattr(script, "error", True) is not None:
+        return False
+    n = len(script.commands)
+    ro = meta.readonly_commands
+    return len(ro) >= n and all(i in ro for i in range(n))
+
+
 def _norm(p: str | Path) -> str:
     if type(p) is str and p[:1] == "/":  # absolute: expanduser and abspath change nothing
-        return os.path.normpath(p)
+        got = _NORMS.get(p)
+        if got is None:
+            got = os.path.normpath(p)
+            if len(_NORMS) < 256:  # the same few directories every call; a pure function
+                _NORMS[p] = got
+        return got
     return os.path.normpath(os.path.abspath(os.path.expanduser(str(p))))
+
+
+_NORMS: dict[str, str] = {}
 
 
 class Call:
@@ -270,10 +290,13 @@ class Engine:
 
     def _finish(self, call: Call, d: Decision) -> Decision:
         meta = call.meta
-        extra = tuple(p for p in self.problems() if p not in d.reasons)
-        return replace(d, capability=d.capability or call.capability,
-                       warnings=d.warnings or meta.warnings,
-                       reasons=d.reasons or (*meta.reasons, *extra))
+        reasons = d.reasons
+        if not reasons:  # the problems then all count: none is among no reasons
+            reasons = (*meta.reasons, *self.problems())
+        # ``replace`` spelled out (a hot path); tests/test_speed_shortcuts.py checks the fields
+        return Decision(d.kind, d.reason, d.rule, d.source, d.matched,
+                        d.capability or call.capability, d.warnings or meta.warnings, reasons,
+                        d.asked)
 
     # -- the seven steps --------------------------------------------------------------------
 
@@ -358,6 +381,9 @@ class Engine:
     def _covers(self, call: Call, allow: tuple[Rule, ...] | None = None,
                 stored: bool = True) -> Decision | None:
         """Skill allows, stored approvals and allow rules (or just ``allow``) covering the call."""
+        meta = call.meta
+        if meta.command is not None and call._view is None and _all_readonly(meta):
+            return None  # what the view would say: nothing to cover (so no allow is needed)
         view = call.view
         if view is not None:
             return self._cover_command(call, view, allow, stored)
@@ -425,10 +451,10 @@ class Engine:
     def _mode_matrix(self, call: Call) -> Outcome:
         cap, mode = call.capability, self._mode
         verdict = matrix_verdict(mode, cap, sandboxed=self.sandboxed)
-        nosb = " without a sandbox" if verdict is not matrix_verdict(mode, cap) else ""
         if verdict is Verdict.ALLOW:
             return Decision(DecisionKind.ALLOW, f"{cap} is allowed in {mode} mode",
                             "chain.mode_matrix", "mode")
+        nosb = " without a sandbox" if verdict is not matrix_verdict(mode, cap) else ""
         note = self._untrusted_note(call)
         if verdict is Verdict.DENY:
             return Decision(DecisionKind.DENY, f"{cap} is not allowed in {mode} mode{note}",

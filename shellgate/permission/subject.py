@@ -151,7 +151,7 @@ def view(script: Any, readonly: Iterable[int] = ()) -> CommandView:
     for i, c in enumerate(cmds):
         kind = _str(c.kind)
         name = c.name
-        writes = _writes_file(c.redirects)
+        writes = _writes_file(c.redirects) if c.redirects else False
         inert = kind in ("funcdef", "test", "arith") or (not c.words and not writes)
         transparent = False
         if i in wrapped_parents and name is not None:
