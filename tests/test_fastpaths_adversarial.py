@@ -11,8 +11,9 @@ reserved words, operators, globs, tildes, symlink trees):
 - the whole gate (``Gate.check(...).to_json()``) with every fast path forced off at once,
   including the pathscan shortcut for inert commands and the classifier's reuse of checks.
 
-Each comparison is shown to detect a planted difference. Cases where the result is less safe
-than it should be are kept as strict xfails: they turn into required passes once fixed.
+Each comparison is shown to detect a planted difference. The two holes these tests found
+(``2>&-word`` read as one redirect target; ``link/..`` resolved as text, not on disk) are
+fixed, and their cases below are plain required passes.
 """
 
 from __future__ import annotations
@@ -459,11 +460,6 @@ def test_links_to_secrets_are_not_allowed(world, gates, cmd: str) -> None:
     assert gates[0].check(cmd, cwd=world[1]).to_json()["decision"] != "allow", cmd
 
 
-_DOTDOT_REASON = ("paths.candidates normalises `..` lexically (posixpath.normpath) before resolving "
-                  "links, but the kernel resolves `link/..` physically: the secret read is never seen")
-
-
-@pytest.mark.xfail(strict=True, reason=_DOTDOT_REASON)
 @pytest.mark.parametrize("cmd,cwd", [
     ("cat awl/../credentials", "."), ("cat deep/../../.aws/credentials", "."),
     ("grep -r x awl/..", "."), ("cd awl && cat ../credentials", "."), ("cat ../credentials", "awl"),
@@ -476,7 +472,7 @@ def test_dotdot_after_a_link_to_a_secret_dir_is_not_allowed(world, gates, cmd: s
 
 
 def test_logical_cd_through_a_link_is_allowed(world, gates) -> None:
-    """The other side of the xfail above: bash's `cd` is logical, so `cd awl/..` is the
+    """The other side of the test above: bash's `cd` is logical, so `cd awl/..` is the
     workspace again and `cat credentials` reads ws/credentials, nothing secret."""
     assert gates[0].check("cd awl/..; cat credentials", cwd=world[1]).to_json()["decision"] == "allow"
 
@@ -503,16 +499,13 @@ def _shellgate_calls(src: str) -> list[list[str]] | None:
     return [[w.text for w in c.words] for c in script.commands if c.name == "f"]
 
 
-_DASH_REASON = ("bash reads `-` right after `<&`/`>&` as a token of its own (parse.y read_token); "
-                "_lex.py reads `-x` as one redirect target and _fast.py trusts it, while the bashlex "
-                "path refuses (lexer/bashlex disagree): words and even `#` comments hiding later lines "
-                "are misread on the fast path")
+# bash reads `-` right after `<&`/`>&` as a token of its own (parse.y read_token): a word or
+# even a `#` comment hiding later lines may follow it with no blank (_lex.redirect, _fast.py)
 
 
 @pytest.mark.skipif(BASH is None, reason="no bash")
 @pytest.mark.parametrize("src", ["f 2>&-x", "f <&-'a b' c", "f >&-y z",
                                  "f 2>&-#'\nf hidden\n'"])
-@pytest.mark.xfail(strict=True, reason=_DASH_REASON)
 def test_dash_after_dup_redirect_matches_bash(tmp_path: Path, src: str) -> None:
     got = _shellgate_calls(src)
     assert got is None or got == _bash_calls(src, tmp_path), repr(src)
@@ -632,12 +625,10 @@ def test_record_equality_sees_every_compared_field() -> None:
 
 
 @pytest.mark.parametrize("src", ["f 2>&-x", "f 2>&-#'\nf hidden\n'"])
-@pytest.mark.xfail(strict=True, reason=_DASH_REASON)
 def test_dash_after_dup_redirect_fast_path_agrees(src: str) -> None:
     assert parse_agrees(src) == [], repr(src)
 
 
-@pytest.mark.xfail(strict=True, reason=_DASH_REASON)
 @pytest.mark.parametrize("cmd", ["ls 2>&-#'\nrm -rf ~\n'", "cat 2>&-{home}/.aws/credentials",
                                  "ls 2>&-#'\ncat {home}/.aws/credentials\n'"])
 def test_dash_after_dup_redirect_is_not_allowed_in_auto_mode(world, cmd: str) -> None:
@@ -647,7 +638,7 @@ def test_dash_after_dup_redirect_is_not_allowed_in_auto_mode(world, cmd: str) ->
 
 
 def test_auto_mode_asks_for_the_plain_spellings(world) -> None:
-    """What the xfail above hides: spelled plainly, auto mode does not allow these."""
+    """The control of the test above: spelled plainly, auto mode does not allow these."""
     home, ws = world
     gate = Gate(ws, mode="auto", home=home)
     for cmd in ["ls; rm -rf ~", f"cat {home}/.aws/credentials", f"ls; cat {home}/.aws/credentials"]:

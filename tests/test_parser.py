@@ -42,6 +42,8 @@ def test_construct(case: dict) -> None:
     assert script.error is None, script.error
     got = [label(c) for c in script.commands]
     assert sorted(got) == sorted(case["commands"])
+    if "argv" in case:
+        assert [[w.text for w in c.words] for c in script.commands] == case["argv"]
     for name, via in case.get("via", {}).items():
         first = next(c for c in script.commands if label(c) == name)
         assert chain(first) == via, (name, chain(first))

@@ -20,6 +20,7 @@ _TOKEN = re.compile(r"""
     (?P<ws>[ \t]+)
   | (?P<nl>\n)
   | (?P<bad>[()]|<<(?!<))
+  | (?P<close>\d*[<>]&[ \t]*-)
   | (?P<redir>\d*(?:<<<|<&|<>|>>|>&|>\||<|>)|&>>|&>)
   | (?P<op>&&|\|\||\|&|;;|;&|[;&|])
   | (?P<word>[^ \t\n;&|<>()]+)
@@ -118,13 +119,16 @@ def nodes(text: str) -> list[Node] | None:
             parts.append(node)
             after = None
             continue
-        if kind == "redir":
+        if kind in ("redir", "close"):
             m = _FD.match(text, s)
             op = text[m.end():e] if m else text[s:e]
-            if k >= n or toks[k][0] != "word":
+            if kind == "close":  # `2>&-`: bash reads the `-` as a token of its own, so a
+                op, ws, we = op[:2], e - 1, e  # word right after it (`2>&-x`) is the next word
+            elif k >= n or toks[k][0] != "word":
                 return None
-            _, ws, we = toks[k]
-            k += 1
+            else:
+                _, ws, we = toks[k]
+                k += 1
             target = Node("word", (ws, we))
             parts.append(Node("redirect", (s, we), type=op, output=target,
                               input=int(text[s:m.end()]) if m else None))

@@ -377,6 +377,12 @@ class _Scanner:
         if i >= self.n or src[i] == "#" or \
                 (src[i] in _META and not src.startswith(("<(", ">("), i)):
             raise LexError(f"missing target after '{op}'", op_start)
+        if op in ("<&", ">&") and src[i] == "-":
+            # bash's read_token returns this `-` as a token of its own (close the fd): what
+            # follows it, even `x` in `2>&-x` or a `#`, starts the next token
+            self.words.append((i, i + 1))
+            self.count(i)
+            return i + 1
         j = self.read_word(i)
         if op in ("<<", "<<-"):
             self.heredoc(op_start, op, i, j)

@@ -4,7 +4,8 @@
 The tables are in ``pathlists.py`` (which paths) and ``pathroles.py`` (how each command uses
 its words); ``pathscan.py`` finds the path words of a script, ``pathglob.py`` intersects globs.
 This module normalises a word the way bash would (``~``, ``$HOME``, relative to the
-live cwd, ``..``, ``//``, braces, globs, existing symlinks) and matches it against the table.
+live cwd, ``..``, ``//``, braces, globs, existing symlinks) and matches it against the table. A
+``..`` is taken both as text and the kernel's way, from where a link before it points.
 
 Errs towards a hit: a false hit costs one prompt, a miss costs a secret. Two exceptions keep
 prompts rare enough to be read: a glob's leading wildcard does not match a leading dot (bash's
@@ -347,7 +348,31 @@ def candidates(text: str, ctx: Context, *, dynamic: bool, glob: bool, braces: bo
     for t in texts:
         if not t.startswith("/"):
             t = posixpath.join(str(ctx.cwd), t)
-        out.append(_Cand(_normpath(t), glob and has_glob(t)))
+        cand = _Cand(_normpath(t), glob and has_glob(t))
+        out.append(cand)
+        if "/.." in t and ".." in t.split("/"):
+            out.extend(c for c in _physical(t, cand.glob) if c.path != cand.path)
+    return out
+
+
+def _physical(path: str, glob: bool) -> list[_Cand]:
+    """Where an absolute path spelled with ``..`` segments really leads. ``_normpath`` drops a
+    ``..`` with the name before it, as text; the kernel follows that name first when it is a
+    link and goes up from where it points: with ``awl -> ~/.aws/cli``, ``awl/../credentials``
+    is ``~/.aws/credentials``. So the part up to the last ``..`` is resolved on disk (through
+    its glob matches, bounded, when it has wildcards) and the rest, which has no ``..``, is
+    appended as spelled. A part that does not resolve names nothing the kernel could open."""
+    parts = path.split("/")
+    last = len(parts) - 1 - parts[::-1].index("..")
+    head, rest = "/".join(parts[:last + 1]), "/".join(parts[last + 1:])
+    out: list[_Cand] = []
+    try:
+        heads = [f for f, _link in _bounded_glob(head)] if glob and has_glob(head) else [head]
+        for h in heads:
+            real = _realpath(h)
+            out.append(_Cand(_normpath(f"{real}/{rest}") if rest else real, glob and has_glob(rest)))
+    except (OSError, ValueError, RuntimeError):
+        pass
     return out
 
 

@@ -32,7 +32,9 @@ when there is no finding at all.
 
 ``cd``: static targets are followed (every candidate directory is kept, a superset), so git's
 config check and relative write targets use the directories the commands may really run in;
-``cd -``, ``popd`` and dynamic targets make the directory unknown.
+``cd -``, ``popd`` and dynamic targets make the directory unknown. A target is resolved as bash
+does: ``..`` logically (as text) by default, physically (after links) for ``cd -P`` or when the
+logical path does not exist.
 """
 
 from __future__ import annotations
@@ -169,6 +171,28 @@ def _rescan(script: Script, ctx: Context, cwds: tuple[Path, ...] | None,
 
 # --- where commands run ----------------------------------------------------------------------------
 
+_CD_OPTS = frozenset({"-L", "-P", "-e", "-@", "--", "-n"})
+
+
+def _logical_cd_works(spelled: str) -> bool:
+    """Does bash's logical ``cd`` (the default) go to the ``..``-normalised text of ``spelled``
+    ($PWD joined with the target)? Only when each prefix a ``..`` removes and the result are
+    directories (``sh_canonpath`` with PATH_CHECKDOTDOT|PATH_CHECKEXISTS); otherwise bash
+    chdirs to ``spelled`` itself and the kernel resolves it physically: with ``awl ->
+    ~/.aws/cli`` and no ``./cli``, ``cd awl/../cli`` lands in ``~/.aws/cli``."""
+    here = ""
+    for name in spelled.split("/"):
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if not os.path.isdir(here or "/"):
+                return False
+            here = here.rpartition("/")[0]
+        else:
+            here = f"{here}/{name}"
+    return os.path.isdir(here or "/")
+
+
 def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
     """The context's cwd plus every static ``cd``/``pushd`` target (resolved against each
     candidate so far, in order); None when a ``cd`` goes somewhere unknown."""
@@ -182,7 +206,12 @@ def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
             continue
         if name == "popd":
             return None
-        args = [w for w in cmd.args if not (w.static and w.text in ("-L", "-P", "-e", "-@", "--", "-n"))]
+        args = list(cmd.args)
+        opts = set()
+        while args and args[0].static and args[0].text in _CD_OPTS:  # options end at `--` or a name
+            opts.add(args.pop(0).text)
+            if "--" in opts:
+                break
         if not args:
             target = "~"
         elif len(args) == 1 and args[0].static and not args[0].glob and args[0].text != "-" \
@@ -191,7 +220,15 @@ def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
         else:
             return None
         target = expand_home(target, ctx)
-        new = [Path(os.path.normpath(os.path.join(str(c), target))) for c in cwds]
+        physical = "-P" in opts
+        dotdot = ".." in target.split("/")  # the cwds so far are normalised: only the target's count
+        new: list[Path] = []
+        for c in cwds:
+            spelled = os.path.join(str(c), target)
+            if not physical or "-L" in opts:
+                new.append(Path(os.path.normpath(spelled)))
+            if physical or (dotdot and not _logical_cd_works(spelled)):
+                new.append(Path(os.path.realpath(spelled)))
         cwds = list(dict.fromkeys([*cwds, *new]))
         if len(cwds) > _MAX_CWDS:
             return None

@@ -442,8 +442,8 @@ class Walker:
             ws, we = out.pos[0] + off, out.pos[1] + off
         else:
             ws = m.end()
-            while ws < e and self.src[ws] in " \t":
-                ws += 1
+            while ws < e and (self.src[ws] in " \t" or self.src.startswith("\\\n", ws)):
+                ws += 1 if self.src[ws] != "\\" else 2  # a line continuation is blank too
             we = e
         if ws >= we:
             return Redirect(op=op, target=None, span=(s, e), fd=fd), [], Via.REDIRECT

@@ -3,7 +3,8 @@
 A target counts as inside only when it is static text (no expansion, glob or brace), resolves
 against every directory the command may run in (``Call.cwds``), stays under the workspace after
 ``..`` is normalised, and still does after symlinks of the part that exists are followed (so a
-link to ``/etc`` inside the workspace is not a way out). Writes into a ``.git`` directory are
+link to ``/etc`` inside the workspace is not a way out), the kernel's way too: a link, then
+``..`` from where it points. Writes into a ``.git`` directory are
 never plain edits: hooks and config there run code later.
 """
 
@@ -79,6 +80,17 @@ def where(word: Word, call: Call) -> tuple[Effect, str]:
             return Effect.EXEC, f"{p} (a symlink leads outside the workspace)"
         if ".git" in real.split("/"):
             return Effect.EXEC, f"{p} (inside a .git directory)"
+    if ".." in word.text.split("/"):
+        # The kernel follows a link before going up: `awl/../x` with `awl -> ~/.aws/cli` is
+        # `~/.aws/x`, whatever the normalised text says.
+        text = expand_home(word.text, call.ctx)
+        for c in ([""] if os.path.isabs(text) else call.cwds or ()):
+            try:
+                real = os.path.realpath(os.path.join(str(c), text))
+            except (OSError, ValueError):
+                return Effect.EXEC, f"{word.text} (cannot be resolved)"
+            if not _inside(real, real_roots) or ".git" in real.split("/"):
+                return Effect.EXEC, f"{word.text} (a symlink before `..` leads to {real})"
     return Effect.WRITE, paths[0]
 
 
