@@ -1,5 +1,5 @@
-"""Set-up several test modules share: throwaway git workspaces, fake homes, sandboxes, and a
-fixed-answer approver.
+"""Set-up several test modules share: throwaway git workspaces, fake homes, sandboxes, a
+fixed-answer approver, parser modes and samples of the shared corpus data.
 
 Imported as ``from _helpers import …`` (pytest puts tests/ on ``sys.path``, as for conftest).
 Plain functions, not fixtures: each module keeps its own fixtures and their scope.
@@ -7,13 +7,24 @@ Plain functions, not fixtures: each module keeps its own fixtures and their scop
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import shutil
 import subprocess
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CORPUS_DATA
 
+from shellgate.bash import walk
+from shellgate.bash.ir import Script
+from shellgate.bash.parser import parse
 from shellgate.permission import DecisionKind
+
+BASH = shutil.which("bash")
 
 
 def git_workspace(ws: Path, commit: tuple[str, str] | None = None) -> Path:
@@ -78,3 +89,56 @@ def world_policy(world: dict[str, Path], **kw: Any) -> Any:
     from shellgate.sandbox import build_policy
 
     return build_policy(world["ws"], home=world["home"], **kw)
+
+
+@contextlib.contextmanager
+def parser_mode(mode: str) -> Iterator[None]:
+    """``plain``: every fast path; ``fast``: no plain-words path; ``bashlex``: neither."""
+    saved = walk.PLAIN, walk.FAST
+    walk.PLAIN, walk.FAST = mode == "plain", mode in ("plain", "fast")
+    try:
+        yield
+    finally:
+        walk.PLAIN, walk.FAST = saved
+
+
+def parsed_in(src: str, *modes: str) -> tuple[Script, ...]:
+    """``src`` parsed in each of the parser ``modes`` (see ``parser_mode``), in that order: the
+    fast paths must give exactly the script of the slower ones."""
+    out = []
+    for mode in modes:
+        with parser_mode(mode):
+            out.append(parse(src))
+    return tuple(out)
+
+
+def commands_of(lines: Iterable[str]) -> Iterator[str]:
+    """The commands of corpus lines; a line that is not JSON with a string ``cmd`` (a blank, a
+    comment, a record of another kind) is passed over."""
+    for line in lines:
+        try:
+            cmd = json.loads(line).get("cmd")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(cmd, str):
+            yield cmd
+
+
+def corpus_commands(stride: int) -> list[str]:
+    """The command of every ``stride``-th line of each shared corpus file; empty when the data
+    is absent."""
+    return [cmd for f in sorted(CORPUS_DATA.glob("*.jsonl"))
+            for cmd in commands_of(f.read_text(encoding="utf-8", errors="surrogateescape")
+                                   .splitlines()[::stride])]
+
+
+def bash_calls(src: str, tmp: Path) -> list[list[str]]:
+    """Every call of the function ``f`` bash makes running ``src`` in ``tmp`` (its argv, ``f``
+    first), written to fd 9 so that redirections of fds 0-2 in ``src`` do not hide them."""
+    out = tmp / "calls"
+    prog = ("exec 9>" + str(out) + "; f() { printf 'f\\0' >&9; for a; do printf '%s\\0' \"$a\" >&9; "
+            "done; printf '\\036' >&9; }; set -f\n" + src)
+    subprocess.run([BASH or "bash", "-c", prog], cwd=tmp, capture_output=True, timeout=10, check=False,
+                   env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C.UTF-8"})
+    data = out.read_bytes().decode("utf-8") if out.exists() else ""
+    return [rec.split("\0")[:-1] for rec in data.split("\036")[:-1]]

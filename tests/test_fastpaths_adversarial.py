@@ -22,7 +22,6 @@ import contextlib
 import os
 import posixpath
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,6 +29,7 @@ from contextvars import copy_context
 from pathlib import Path
 
 import pytest
+from _helpers import BASH, bash_calls, parsed_in, parser_mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,20 +42,7 @@ from shellgate.bash.ir import Script
 from shellgate.bash.parser import parse
 from shellgate.check import Gate
 
-BASH = shutil.which("bash")
-
 # --------------------------------------------------------------------------- switches
-
-
-@contextlib.contextmanager
-def parser_mode(mode: str) -> Iterator[None]:
-    """``plain``: every fast path; ``fast``: no plain-words path; ``bashlex``: neither."""
-    saved = walk.PLAIN, walk.FAST
-    walk.PLAIN, walk.FAST = mode == "plain", mode in ("plain", "fast")
-    try:
-        yield
-    finally:
-        walk.PLAIN, walk.FAST = saved
 
 
 def _brute_alts(path: str, table) -> list:
@@ -91,11 +78,8 @@ def slow_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def three_ways(src: str) -> dict[str, Script]:
-    out = {}
-    for mode in ("plain", "fast", "bashlex"):
-        with parser_mode(mode):
-            out[mode] = parse(src)
-    return out
+    modes = ("plain", "fast", "bashlex")
+    return dict(zip(modes, parsed_in(src, *modes), strict=True))
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.*\])?\+?=", re.S)
@@ -479,18 +463,6 @@ def test_logical_cd_through_a_link_is_allowed(world, gates) -> None:
 
 # --------------------------------------------------------------------------- `<&-` / `>&-`
 
-def _bash_calls(src: str, tmp: Path) -> list[list[str]]:
-    """Every call of the function ``f`` bash makes running ``src`` (its argv, ``f`` first),
-    written to fd 9 so that redirections of 0, 1, 2 in ``src`` do not hide them."""
-    out = tmp / "calls"
-    prog = ("exec 9>" + str(out) + "; f() { printf 'f\\0' >&9; for a; do printf '%s\\0' \"$a\" >&9; done; "
-            "printf '\\036' >&9; }; set -f\n" + src)
-    subprocess.run([BASH, "-c", prog], cwd=tmp, capture_output=True, timeout=10, check=False,
-                   env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C.UTF-8"})
-    data = out.read_bytes().decode("utf-8") if out.exists() else ""
-    return [rec.split("\0")[:-1] for rec in data.split("\036")[:-1]]
-
-
 def _shellgate_calls(src: str) -> list[list[str]] | None:
     """The argv of every ``f`` command shellgate finds in ``src``; None when it refuses."""
     script = parse(src)
@@ -508,17 +480,17 @@ def _shellgate_calls(src: str) -> list[list[str]] | None:
                                  "f 2>&-#'\nf hidden\n'"])
 def test_dash_after_dup_redirect_matches_bash(tmp_path: Path, src: str) -> None:
     got = _shellgate_calls(src)
-    assert got is None or got == _bash_calls(src, tmp_path), repr(src)
+    assert got is None or got == bash_calls(src, tmp_path), repr(src)
 
 
 @pytest.mark.skipif(BASH is None, reason="no bash")
 def test_bash_calls_oracle(tmp_path: Path) -> None:
     """The oracle sees calls whatever fds the command closes, and tells argvs apart."""
-    assert _bash_calls("f 2>&-x", tmp_path) == [["f", "x"]]
-    assert _bash_calls("f 2>&-#'\nf hidden\n'", tmp_path) == [["f"], ["f", "hidden"]]
-    assert _shellgate_calls("f 'a b' 2>&1; f c") == _bash_calls("f 'a b' 2>&1; f c", tmp_path)
-    assert _shellgate_calls("f a b") != _bash_calls("f 'a b'", tmp_path)
-    assert _shellgate_calls("f 2>&-#x\nf y") == _bash_calls("f 2>&-#x\nf y", tmp_path)  # argv agree here
+    assert bash_calls("f 2>&-x", tmp_path) == [["f", "x"]]
+    assert bash_calls("f 2>&-#'\nf hidden\n'", tmp_path) == [["f"], ["f", "hidden"]]
+    assert _shellgate_calls("f 'a b' 2>&1; f c") == bash_calls("f 'a b' 2>&1; f c", tmp_path)
+    assert _shellgate_calls("f a b") != bash_calls("f 'a b'", tmp_path)
+    assert _shellgate_calls("f 2>&-#x\nf y") == bash_calls("f 2>&-#x\nf y", tmp_path)  # argv agree here
 
 
 _B_WORDS = ["a", "b c", "'x y'", '"q r"', "-n", "a=b", "=", "é", "\\ ", "a\\\nb", "'#'", "a#b", "#c",
@@ -565,7 +537,7 @@ def _missed_calls(src: str, tmp: Path) -> list[list[str]] | None:
     if got is None:
         return None
     missed = []
-    for call in _bash_calls(src, tmp):
+    for call in bash_calls(src, tmp):
         if call in got:
             got.remove(call)
         else:

@@ -6,40 +6,26 @@ from __future__ import annotations
 import json
 
 import pytest
+from _helpers import corpus_commands, parsed_in
 from conftest import CORPUS_DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shellgate.bash import _fast, walk
 from shellgate.bash.ir import Script
-from shellgate.bash.parser import parse
 
 STRIDE = 25   # every 25th corpus command (~2,200); bench/parse_speed.py --check runs them all
 
 
-def both(src: str) -> tuple[Script, Script]:
-    walk.FAST = True
-    try:
-        fast = parse(src)
-        walk.FAST = False
-        slow = parse(src)
-    finally:
-        walk.FAST = True
-    return fast, slow
-
-
-def corpus_sample() -> list[str]:
-    out: list[str] = []
-    for f in sorted(CORPUS_DATA.glob("*.jsonl")):
-        lines = [s for s in f.read_text(encoding="utf-8").splitlines() if s.strip()]
-        out.extend(json.loads(s)["cmd"] for s in lines[::STRIDE])
-    return out
+def both(src: str) -> tuple[Script, ...]:
+    """(every fast path on, bashlex alone)."""
+    return parsed_in(src, "plain", "bashlex")
 
 
 @pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason=f"no corpus data at {CORPUS_DATA}")
 def test_fast_path_matches_bashlex_on_corpus() -> None:
     diffs, used = [], 0
-    for src in corpus_sample():
+    for src in corpus_commands(STRIDE):
         fast, slow = both(src)
         if fast != slow:
             diffs.append(src)

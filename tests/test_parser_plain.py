@@ -4,48 +4,26 @@ own tables, and on generated input built from plain words, reserved words and ne
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from _helpers import corpus_commands, parsed_in
 from conftest import CORPUS_DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shellgate.bash import walk
 from shellgate.bash.ir import Script
-from shellgate.bash.parser import parse
 
 
 def both(src: str) -> tuple[Script, Script, bool]:
     """(plain path, full path, whether the plain path was taken)."""
-    taken = walk.Walker.plain(src) is not None
-    walk.PLAIN = True
-    try:
-        plain = parse(src)
-        walk.PLAIN = False
-        full = parse(src)
-    finally:
-        walk.PLAIN = True
-    return plain, full, taken
-
-
-def corpus_commands() -> list[str]:
-    out: list[str] = []
-    for f in sorted(CORPUS_DATA.glob("*.jsonl")):
-        for line in f.read_text(encoding="utf-8", errors="surrogateescape").splitlines()[::7]:
-            try:
-                cmd = json.loads(line).get("cmd")
-            except (ValueError, AttributeError):
-                continue
-            if isinstance(cmd, str):
-                out.append(cmd)
-    return out
+    plain, full = parsed_in(src, "plain", "fast")
+    return plain, full, walk.Walker.plain(src) is not None
 
 
 @pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason=f"no corpus data at {CORPUS_DATA}")
 def test_plain_path_matches_full_path_on_corpus() -> None:
     diffs, taken = [], 0
-    for src in corpus_commands():
+    for src in corpus_commands(7):
         plain, full, used = both(src)
         taken += used
         if plain != full:

@@ -12,11 +12,11 @@
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from pathlib import Path
 
 import pytest
+from _helpers import commands_of
 from conftest import CORPUS, CORPUS_DATA
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,24 +35,12 @@ def _corpus(limit_shared: int = 3000) -> list[str]:
     """Commands of our own corpus files, then (when present) the first of the shared data."""
     seen: dict[str, None] = {}
     for f in sorted(CORPUS.glob("*.jsonl")):
-        for line in f.read_text(encoding="utf-8").splitlines():
-            try:
-                cmd = json.loads(line).get("cmd") if line.strip() else None
-            except (ValueError, AttributeError):
-                continue
-            if isinstance(cmd, str):
-                seen.setdefault(cmd)
+        seen.update(dict.fromkeys(commands_of(f.read_text(encoding="utf-8").splitlines())))
     own = len(seen)
     if CORPUS_DATA.is_dir():
         for f in sorted(CORPUS_DATA.glob("*.jsonl")):
-            for line in itertools.islice(f.open(encoding="utf-8", errors="surrogateescape"),
-                                         limit_shared):
-                try:
-                    cmd = json.loads(line).get("cmd")
-                except (ValueError, AttributeError):
-                    continue
-                if isinstance(cmd, str):
-                    seen.setdefault(cmd)
+            with f.open(encoding="utf-8", errors="surrogateescape") as lines:
+                seen.update(dict.fromkeys(commands_of(itertools.islice(lines, limit_shared))))
     assert own > 100, "our own corpus files went missing"
     return list(seen)
 

@@ -221,6 +221,16 @@ class _Scanner:
         finally:
             self.depth -= 1
 
+    def nested_list(self, k: int, inner: int, what: str) -> int:
+        """The command list of a subshell, ``$(…)`` or ``<(…)``/``>(…)`` opened at ``k``: read
+        from ``inner`` one nesting level down; returns the offset of its ``)``."""
+        self.level += 1
+        e, stop = self.scan_list(inner, (")",))
+        self.level -= 1
+        if stop != ")":
+            raise LexError(f"unterminated {what}", k)
+        return e
+
     def _scan_list(self, i: int, closers: tuple[str, ...]) -> tuple[int, str | None]:
         src, n = self.src, self.n
         cmd = True          # the next word is in command position
@@ -267,11 +277,7 @@ class _Scanner:
                         continue
                 if not cmd:
                     raise LexError("unexpected '('", i)
-                self.level += 1
-                j, stop = self.scan_list(i + 1, (")",))
-                self.level -= 1
-                if stop != ")":
-                    raise LexError("unterminated subshell '('", i)
+                j = self.nested_list(i, i + 1, "subshell '('")
                 i, cmd, pipe_start, nwords, closed = j + 1, False, False, 1, True
                 continue
             op = self.operator(i) if c in ";&|" else None
@@ -688,11 +694,7 @@ class _Scanner:
                 continue
             if c in "<>" and k + 1 < n and src[k + 1] == "(":
                 op = self.open("procsub", k, k + 2)
-                self.level += 1
-                e, stop = self.scan_list(k + 2, (")",))
-                self.level -= 1
-                if stop != ")":
-                    raise LexError("unterminated process substitution", k)
+                e = self.nested_list(k, k + 2, "process substitution")
                 self.close(op, e, e + 1)
                 k = e + 1
                 continue
@@ -804,11 +806,7 @@ class _Scanner:
                 if end is not None:
                     return end
             op = self.open("cmdsub", k, k + 2)
-            self.level += 1
-            e, stop = self.scan_list(k + 2, (")",))
-            self.level -= 1
-            if stop != ")":
-                raise LexError("unterminated '$('", k)
+            e = self.nested_list(k, k + 2, "'$('")
             self.close(op, e, e + 1)
             return e + 1
         if nxt == "[":

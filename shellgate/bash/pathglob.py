@@ -14,6 +14,7 @@ ignoring it would make every ``cat *`` in a project with a ``.env`` a hit.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from .._record import record
@@ -139,6 +140,27 @@ def _char_ok(a: Token, b: Token) -> bool:
     return bool(sa & sb)
 
 
+def _both_end(la: int, lb: int,
+              moves: Callable[[int, int, Callable[[tuple[int, int]], None]], None]) -> bool:
+    """Whether two token sequences of lengths ``la`` and ``lb`` can be consumed together: a
+    depth-first search over position pairs ``(i, j)`` from ``(0, 0)`` to ``(la, lb)``, where
+    ``moves(i, j, push)`` pushes the pairs one step on. Shared by the segment and path levels,
+    which differ only in their steps."""
+    seen: set[tuple[int, int]] = set()
+    stack = [(0, 0)]
+    push = stack.append
+    while stack:
+        ij = stack.pop()
+        if ij in seen:
+            continue
+        seen.add(ij)
+        i, j = ij
+        if i == la and j == lb:
+            return True
+        moves(i, j, push)
+    return False
+
+
 def seg_intersects(a: Seg, b: Seg, dot_rule: bool = True) -> bool:
     """Could some single file name match both ``a`` and ``b``?
 
@@ -149,30 +171,24 @@ def seg_intersects(a: Seg, b: Seg, dot_rule: bool = True) -> bool:
     if dot_rule and a.wild_start and tb and tb[0] == (_LIT, "."):
         return False
     la, lb = len(ta), len(tb)
-    seen: set[tuple[int, int]] = set()
-    stack = [(0, 0)]
-    while stack:
-        i, j = stack.pop()
-        if (i, j) in seen:
-            continue
-        seen.add((i, j))
-        if i == la and j == lb:
-            return True
+
+    def moves(i: int, j: int, push: Callable[[tuple[int, int]], None]) -> None:
         a_star = i < la and ta[i][0] == _STAR
         b_star = j < lb and tb[j][0] == _STAR
         if a_star:
-            stack.append((i + 1, j))          # the star matches nothing more
+            push((i + 1, j))          # the star matches nothing more
             if j < lb and not b_star:
-                stack.append((i, j + 1))      # the star eats b's character
+                push((i, j + 1))      # the star eats b's character
         if b_star:
-            stack.append((i, j + 1))
+            push((i, j + 1))
             if i < la and not a_star:
-                stack.append((i + 1, j))
+                push((i + 1, j))
         if a_star and b_star:
-            continue
+            return
         if i < la and j < lb and not a_star and not b_star and _char_ok(ta[i], tb[j]):
-            stack.append((i + 1, j + 1))
-    return False
+            push((i + 1, j + 1))
+
+    return _both_end(la, lb, moves)
 
 
 def path_intersects(a: tuple[Seg | str, ...], b: tuple[Seg | str, ...], dot_rule: bool = True,
@@ -184,34 +200,28 @@ def path_intersects(a: tuple[Seg | str, ...], b: tuple[Seg | str, ...], dot_rule
     ``mv .[!.]* dest`` is not taken to mean ``.shellgate``."""
     la, lb = len(a), len(b)
     any_name = compile_seg("*")
-    seen: set[tuple[int, int]] = set()
-    stack = [(0, 0)]
-    while stack:
-        i, j = stack.pop()
-        if (i, j) in seen:
-            continue
-        seen.add((i, j))
-        if i == la and j == lb:
-            return True
+
+    def moves(i: int, j: int, push: Callable[[tuple[int, int]], None]) -> None:
         ai = a[i] if i < la else None
         bj = b[j] if j < lb else None
         if ai == STARSTAR:
-            stack.append((i + 1, j))
+            push((i + 1, j))
             if bj == STARSTAR or (bj is not None and seg_intersects(any_name, bj, dot_rule)):  # type: ignore[arg-type]
-                stack.append((i, j + 1))
-            continue
+                push((i, j + 1))
+            return
         if bj == STARSTAR:
-            stack.append((i, j + 1))
+            push((i, j + 1))
             if ai is not None:
-                stack.append((i + 1, j))
-            continue
+                push((i + 1, j))
+            return
         if ai is None or bj is None:
-            continue
+            return
         if strict and ai.vague and bj.literal:  # type: ignore[union-attr]
-            continue
+            return
         if seg_intersects(ai, bj, dot_rule):  # type: ignore[arg-type]
-            stack.append((i + 1, j + 1))
-    return False
+            push((i + 1, j + 1))
+
+    return _both_end(la, lb, moves)
 
 
 def literal_ends(text: str) -> tuple[str, str]:

@@ -109,12 +109,14 @@ _GIT_GREP_FILES = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "-f"),
 _SED = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--expression", "-f", "--file"),
                 data_opts=_fs("-e", "--expression", "-l", "--line-length"),
                 read_opts=_fs("-f", "--file"), rw_flags=_fs("-i", "--in-place"),
+                code_opts=_fs("-e", "--expression"),
                 flags=_fs(*(f"-{c}" for c in "nErsuz"), "--quiet", "--silent", "--regexp-extended",
                           "--separate", "--unbuffered", "--null-data", "--posix", "--debug", "--sandbox",
                           "--follow-symlinks"))
-_AWK = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--file"),
-                data_opts=_fs("-v", "--assign", "-F", "--field-separator"),
-                read_opts=_fs("-f", "--file"))
+# gawk -e/--source: program text, as the first operand is without it
+_AWK = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--file", "-e", "--source"),
+                data_opts=_fs("-v", "--assign", "-F", "--field-separator", "-e", "--source"),
+                read_opts=_fs("-f", "--file"), code_opts=_fs("-e", "--source"))
 _JQ = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--from-file"),
                data_opts=_fs("--arg", "--argjson", "--indent", "--tab"),
                read_opts=_fs("-f", "--from-file", "--slurpfile", "--rawfile"))
@@ -197,6 +199,14 @@ WRAPPERS: frozenset[str] = _fs(
     "stdbuf", "ionice", "setsid", "watch", "chronic", "unbuffer", "taskset", "chrt", "flock",
     "caffeinate", "systemd-run", "su", "runuser", "strace", "ltrace", "eval",
 )
+
+# Commands whose program (code_opts values, else the first operand) is sed or awk: the files
+# it names are read from it the way the read-only check reads it (pathscan._program_hits),
+# not guessed from its quoted words.
+PROGRAMS: dict[str, str] = {
+    **dict.fromkeys(("sed", "gsed"), "sed"),
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), "awk"),
+}
 
 COMMANDS: dict[str, CmdPaths] = {
     # no option of these opens a file: an option they don't model changes nothing

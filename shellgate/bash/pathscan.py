@@ -2,13 +2,15 @@
 paths, and whether each is read or written.
 
 Operands, option values (``--file=X``, ``-fX``, ``if=X``), ``k=@file`` forms, redirect targets,
-program text of ``python -c`` (quoted paths), and the files some commands touch without naming
+program text of ``python -c`` (quoted paths), the files sed scripts and awk programs name
+(``1r FILE``, ``getline < "FILE"``), and the files some commands touch without naming
 them (``pathimplicit.py``). How each command uses its words is the table in ``pathroles.py``;
 what a path *is* is decided by ``paths.hits_for_text``.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 import re
@@ -16,7 +18,7 @@ from collections.abc import Iterable
 
 from .._lazyre import lazy_compile
 from .._record import record
-from .facts import Context, PathClass, SensitiveHit
+from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
 from .pathimplicit import implicit_hits
 from .pathroles import (
@@ -26,6 +28,7 @@ from .pathroles import (
     GIT_GLOBAL_VALUED,
     GIT_READ,
     GIT_WRITERS,
+    PROGRAMS,
     PURE_READERS,
     WRAPPERS,
     CmdPaths,
@@ -359,8 +362,10 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     out: list[SensitiveHit] = []
     for w, r, whole in p.valued:
         out.extend(_word_hits(w if whole else _attached_value(w), r, ctx, dot_rule))
-    for w in p.code:
-        out.extend(_code_hits(w, ctx))
+    language = PROGRAMS.get(name)
+    if language is None:
+        for w in p.code:
+            out.extend(_code_hits(w, ctx))
     # The parse is not exact from here: every word may be an input (or an output). Listed
     # after the exact hits so that a word's exact op (`rm -x .env`: write) is the one kept.
     extra: list[SensitiveHit] = []
@@ -372,9 +377,13 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
                 extra.extend(_word_hits(_attached_value(w), loose_role, ctx, dot_rule, tree=tree, walk=walk))
             extra.extend(_word_hits(w, loose_role, ctx, dot_rule, tree=tree, split=split, walk=walk))
     ops = p.operands
+    programs = p.code
     if spec.first_is_data_unless is not None and not (p.flags & spec.first_is_data_unless) and ops:
         # `grep ~/.ssh/id_*`: a glob pattern expands into several words, the rest are files
+        programs = programs if ops[0].glob else [ops[0]]
         ops = ops if ops[0].glob else ops[1:]
+    if language is not None:
+        out.extend(_program_hits(language, programs, ctx, dot_rule))
     if spec.skip_first and ops and not (p.flags & spec.read_opts):
         ops = ops[1:]
     if spec.dest:
@@ -403,6 +412,45 @@ def _code_hits(w: Word, ctx: Context) -> list[SensitiveHit]:
         if "/" in lit or lit.startswith((".", "~")):
             out.extend(hits_for_text(lit, Role.UNSURE, ctx, w.span, dynamic=False, glob=False, braces=False))
     return out
+
+
+_OP_ROLE = {PathOp.READ: Role.READ, PathOp.WRITE: Role.WRITE}
+
+
+def _program_hits(language: str, words: list[Word], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
+    """The files a sed script or awk program names (``sed '1r ~/x'``, ``getline < "f"``,
+    ``print > "f"``), read the way the read-only check reads the program. Only static text
+    counts, and expansions in it as the path scanner reads them in any word (``"1r $HOME/x"``):
+    a program that is one expansion (``sed "$S"``), or a file name the program computes
+    (``print > $1``), cannot be known here and gives no hit — no claim of safety: the read-only
+    check refuses such programs on its own."""
+    from .commands.awk import program_files
+    from .commands.sed import script_files
+
+    words = [w for w in words if not w.glob]
+    if not words:
+        return []
+    found: list[tuple[Word, PathOp, str, Span]] = []
+    if language == "sed":  # several -e scripts are one script, a line each
+        starts = list(itertools.accumulate((len(w.text) + 1 for w in words[:-1]), initial=0))
+        for op, name, (a, b) in script_files("\n".join(w.text for w in words)):
+            k = bisect.bisect_right(starts, a) - 1
+            found.append((words[k], op, name, (a - starts[k], b - starts[k])))
+    else:
+        found = [(w, op, name, sp) for w in words for op, name, sp in program_files(w.text)]
+    out: list[SensitiveHit] = []
+    for w, op, name, (a, b) in found:
+        # sed and awk open the name as it is: no ~, glob or brace expansion
+        out.extend(hits_for_text(name, _OP_ROLE[op], ctx, _inner_span(w, a, b), dynamic=not w.static,
+                                 glob=False, braces=False, tilde=False, dot_rule=dot_rule))
+    return out
+
+
+def _inner_span(w: Word, a: int, b: int) -> Span:
+    """Where ``w.text[a:b]`` lies in the source: exact when the word's spelling holds its text
+    verbatim (``'…'``, a plain word), else the whole word."""
+    lead = w.raw.find(w.text) if w.text and w.span[1] - w.span[0] == len(w.raw) else -1
+    return (w.span[0] + lead + a, w.span[0] + lead + b) if lead >= 0 else w.span
 
 
 def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Role, tree: bool,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..facts import PathOp
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild
 
 _BANNED_NAMES = {
@@ -30,9 +31,9 @@ class AwkProgramError(Exception):
     pass
 
 
-def _tokens(src: str) -> list[tuple[str, str]]:
-    """(kind, text) tokens; kinds: name, number, string, regex, op, nl."""
-    out: list[tuple[str, str]] = []
+def _tokens(src: str) -> list[tuple[str, str, int]]:
+    """(kind, text, offset) tokens; kinds: name, number, string, regex, op, nl."""
+    out: list[tuple[str, str, int]] = []
     i, n = 0, len(src)
     while i < n:
         c = src[i]
@@ -41,7 +42,7 @@ def _tokens(src: str) -> list[tuple[str, str]]:
         elif c == "\\" and i + 1 < n and src[i + 1] == "\n":
             i += 2
         elif c == "\n":
-            out.append(("nl", c))
+            out.append(("nl", c, i))
             i += 1
         elif c == "#":
             while i < n and src[i] != "\n":
@@ -59,7 +60,7 @@ def _tokens(src: str) -> list[tuple[str, str]]:
                 if src[j] == "\n":
                     raise AwkProgramError("newline in string")
                 j += 1
-            out.append(("string", src[i:j + 1]))
+            out.append(("string", src[i:j + 1], i))
             i = j + 1
         elif c == "/" and (not out or out[-1][0] not in _OPERAND_END):
             j = i + 1
@@ -80,19 +81,19 @@ def _tokens(src: str) -> list[tuple[str, str]]:
                 elif ch == "/" and not in_bracket:
                     break
                 j += 1
-            out.append(("regex", src[i:j + 1]))
+            out.append(("regex", src[i:j + 1], i))
             i = j + 1
         elif c.isalpha() or c == "_":
             j = i
             while j < n and (src[j].isalnum() or src[j] == "_"):
                 j += 1
-            out.append(("name", src[i:j]))
+            out.append(("name", src[i:j], i))
             i = j
         elif c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
             j = i
             while j < n and (src[j].isalnum() or src[j] in "._"):
                 j += 1
-            out.append(("number", src[i:j]))
+            out.append(("number", src[i:j], i))
             i = j
         else:
             three, two = src[i:i + 3], src[i:i + 2]
@@ -104,7 +105,7 @@ def _tokens(src: str) -> list[tuple[str, str]]:
             else:
                 tok = c
             kind = "incr" if tok in ("++", "--") else tok if tok in (")", "]", "$") else "op"
-            out.append((kind, tok))
+            out.append((kind, tok, i))
             i += len(tok)
     return out
 
@@ -118,7 +119,7 @@ def program_problems(src: str) -> list[str]:
     out: list[str] = []
     in_print = False
     depth = 0
-    for kind, text in toks:
+    for kind, text, _ in toks:
         if kind == "name" and text in _BANNED_NAMES:
             out.append(_BANNED_NAMES[text])
         elif kind == "op" and text == "@":
@@ -139,6 +140,129 @@ def program_problems(src: str) -> list[str]:
         elif depth <= 0 and text in (">", ">>"):
             out.append("awk print > file writes a file")
     return sorted(set(out), key=out.index)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_STATEMENT_END = frozenset({";", "}", "{", "\n"})
+Token = tuple[str, str, int]
+
+
+def program_files(src: str) -> list[tuple[PathOp, str, tuple[int, int]]]:
+    """The files an awk program names as string literals: ``getline [var] < "FILE"`` reads,
+    ``print``/``printf … > "FILE"`` (or ``>>``) writes. Each as (op, name, span of its literal
+    text in ``src``), for the sensitive-path scanner.
+
+    Only a name made of string literals is known (``"a" "b"`` is ``ab``); a computed one
+    (``getline < $1``, ``print > x``, ``"/tmp/" n``) cannot be, so it gives nothing here — that is
+    no claim the program is safe (``program_problems`` refuses every ``getline`` and ``print >``
+    whatever the name). ``"cmd" | getline`` and ``print | "cmd"`` run commands: not paths.
+    A program not understood gives nothing.
+    """
+    try:
+        toks = _tokens(src)
+    except AwkProgramError:
+        return []
+    out: list[tuple[PathOp, str, tuple[int, int]]] = []
+    in_print, depth = False, 0
+    for k, (kind, text, _) in enumerate(toks):
+        if kind == "name" and text == "getline":
+            j = _skip_lvalue(toks, k + 1)
+            if j < len(toks) and toks[j][1] == "<":
+                # mawk reads `getline < "a" "b"` from "a"; a grammar taking the concatenation
+                # reads "ab": both count.
+                out.extend((PathOp.READ, n, sp) for n, sp in _literal_names(toks, j + 1, first=True))
+            continue
+        if kind == "name" and text in ("print", "printf"):
+            in_print, depth = True, 0
+            continue
+        if not in_print:
+            continue
+        if text in ("(", "["):
+            depth += 1
+        elif text in (")", "]"):
+            depth -= 1
+        elif kind == "nl" or text in _STATEMENT_END:
+            in_print = False
+        elif depth <= 0 and text in (">", ">>"):
+            out.extend((PathOp.WRITE, n, sp) for n, sp in _literal_names(toks, k + 1, first=False))
+            in_print = False
+    return out
+
+
+def _skip_lvalue(toks: list[Token], j: int) -> int:
+    """The index after the optional variable of ``getline var`` (``x``, ``a[i]``, ``$2``)."""
+    if j < len(toks) and toks[j][0] == "$":
+        j += 1
+    if j < len(toks) and toks[j][0] in ("name", "number"):
+        j += 1
+        if j < len(toks) and toks[j][1] == "[":
+            level = 0
+            while j < len(toks):
+                level += {"[": 1, "]": -1}.get(toks[j][1], 0)
+                j += 1
+                if level == 0:
+                    break
+    return j
+
+
+def _literal_names(toks: list[Token], j: int, first: bool) -> list[tuple[str, tuple[int, int]]]:
+    """The names an output/input redirection's expression at ``toks[j]`` can only be: string
+    literals, maybe in parentheses, concatenated. ``first``: the first literal alone also
+    counts (the file of ``getline <`` is a single primary in mawk). Anything computed: none."""
+    opened = 0
+    while j < len(toks) and toks[j][1] == "(":
+        opened, j = opened + 1, j + 1
+    lits: list[Token] = []
+    while j < len(toks) and toks[j][0] == "string":
+        lits.append(toks[j])
+        j += 1
+    if not lits:
+        return []
+    closed = 0
+    while closed < opened and j < len(toks) and toks[j][1] == ")":
+        closed, j = closed + 1, j + 1
+    out: list[tuple[str, tuple[int, int]]] = []
+    if first and not opened:
+        out.append((_string_value(lits[0][1]), _literal_span(lits[0])))
+    rest = toks[j] if j < len(toks) else ("nl", "\n", 0)
+    ends = rest[0] == "nl" or rest[1] in _STATEMENT_END or (first and rest[0] not in ("string", "name",
+                                                                                     "number", "$"))
+    if closed == opened and (len(lits) > 1 or opened) and (opened or ends or first):
+        start, stop = lits[0][2], lits[-1][2] + len(lits[-1][1])
+        out.append(("".join(_string_value(t[1]) for t in lits), (start, stop)))
+    elif closed == opened and not first and ends:
+        out.append((_string_value(lits[0][1]), _literal_span(lits[0])))
+    return list(dict.fromkeys(out))
+
+
+def _literal_span(tok: Token) -> tuple[int, int]:
+    """Where a string literal's text (inside its quotes) lies."""
+    return tok[2] + 1, tok[2] + len(tok[1]) - 1
+
+
+def _string_value(lit: str) -> str:
+    """The value of an awk string literal: quotes removed, escapes decoded (``\\/`` is ``/``)."""
+    body = lit[1:-1]
+    if "\\" not in body:
+        return body
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\" or i + 1 >= len(body):
+            out.append(c)
+            i += 1
+            continue
+        j = i + 1
+        while j < len(body) and j < i + 4 and body[j] in "01234567":
+            j += 1
+        if j > i + 1:
+            out.append(chr(int(body[i + 1:j], 8)))
+            i = j
+            continue
+        out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+        i += 2
+    return "".join(out)
 
 
 def _check(p: Parsed, call: Call) -> Iterable[Finding]:

@@ -10,9 +10,10 @@ workspace.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 
-from ..facts import Effect
+from ..facts import Effect, PathOp
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild
 from .targets import write_findings
 
@@ -49,11 +50,30 @@ def script_problems(script: str) -> list[str]:
     return out + [f for f in naive if f not in out]
 
 
+def script_files(script: str) -> list[tuple[PathOp, str, tuple[int, int]]]:
+    """The files a sed script reads (``r``, ``R``) and writes (``w``, ``W``, ``s///w``): (op,
+    name, span of the name in ``script``), for the sensitive-path scanner.
+
+    GNU sed takes a file name from the first non-blank to the end of the line (``1r a;p``
+    reads ``a;p``; trailing blanks are kept; several ``-e`` scripts are one script joined by
+    newlines). Both readings of ``script_problems`` count; a script not understood gives the
+    files found before the point it stopped being understood (sed would compile none of it).
+    """
+    found: list[tuple[PathOp, str, tuple[int, int]]] = []
+    for brackets in (True, False):
+        sed = _Sed(script, brackets=brackets)
+        with contextlib.suppress(SedScriptError, IndexError, ValueError):
+            sed.run()
+        found.extend(f for f in sed.files if f not in found)
+    return found
+
+
 class _Sed:
     def __init__(self, s: str, brackets: bool) -> None:
         self.s = s
         self.i = 0
         self.out: list[str] = []
+        self.files: list[tuple[PathOp, str, tuple[int, int]]] = []
         self.brackets = brackets
 
     def peek(self) -> str:
@@ -199,7 +219,7 @@ class _Sed:
             self.skip_ws()
             self._label()
         elif c in _FILE_READ or c in _FILE_WRITE:
-            target = self._to_eol().strip()
+            target = self._file_name(PathOp.READ if c in _FILE_READ else PathOp.WRITE)
             why = _FILE_READ.get(c) or _FILE_WRITE[c]
             self.out.append(f"sed command '{c} {target}' {why}")
         elif c == "e":
@@ -219,6 +239,16 @@ class _Sed:
             self._to_eol()
         else:
             raise SedScriptError(f"unknown command {c!r}")
+
+    def _file_name(self, op: PathOp) -> str:
+        """The file name of ``r``/``w``/``s///w`` (GNU ``read_filename``: blanks skipped, then to
+        the end of the line), recorded in ``files``; returned stripped, for messages."""
+        self.skip_ws()
+        start = self.i
+        name = self._to_eol()
+        if name:
+            self.files.append((op, name, (start, self.i)))
+        return name.strip()
 
     def _label(self) -> str:
         start = self.i
@@ -254,7 +284,7 @@ class _Sed:
                 self.out.append("sed s///e runs the pattern space as a shell command")
             elif c == "w":
                 self.i += 1
-                target = self._to_eol().strip()
+                target = self._file_name(PathOp.WRITE)
                 self.out.append(f"sed s///w {target} writes a file")
                 return
             else:

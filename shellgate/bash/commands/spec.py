@@ -358,6 +358,21 @@ def _record(cmd: Command, p: Parsed, flag: Flag, spelled: str, w: Word,
     p.findings.append(Finding(f"{cmd.name} {shown} {reason}", w.span, "readonly.flag", effect))
 
 
+def _take(cmd: Command, p: Parsed, flag: Flag, spelled: str, args: Sequence[Word], i: int, w: Word,
+          attached: str | None) -> int:
+    """Read and record the value(s) of ``flag`` spelled in ``w``: the text ``attached`` to the
+    option (``--k=v``, ``-kv``; ``""`` for ``--k=``), else the next argument(s) unless the value
+    is optional. Returns the index of the next argument."""
+    if attached is not None:
+        values, i = _values(cmd, p, flag, spelled, args, i, w, sub_word(w, attached))
+    elif flag.optional:
+        values = ()
+    else:
+        values, i = _values(cmd, p, flag, spelled, args, i, w, None)
+    _record(cmd, p, flag, spelled, w, values)
+    return i
+
+
 def _long(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int:
     body, eq, attached = w.text[2:].partition("=")
     if "$" in body or "`" in body:
@@ -389,14 +404,7 @@ def _long(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int
                                       "readonly.flag"))
         _record(cmd, p, flag, spelled, w, ())
         return i
-    if eq:
-        values, i = _values(cmd, p, flag, spelled, args, i, w, sub_word(w, attached))
-    elif flag.optional:
-        values = ()
-    else:
-        values, i = _values(cmd, p, flag, spelled, args, i, w, None)
-    _record(cmd, p, flag, spelled, w, values)
-    return i
+    return _take(cmd, p, flag, spelled, args, i, w, attached if eq else None)
 
 
 def _short(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int:
@@ -422,15 +430,7 @@ def _short(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> in
         if not cmd.attach:
             pending.append((flag, spelled))
             continue
-        rest = t[j:]
-        if rest:
-            values, i = _values(cmd, p, flag, spelled, args, i, w, sub_word(w, rest))
-        elif flag.optional:
-            values = ()
-        else:
-            values, i = _values(cmd, p, flag, spelled, args, i, w, None)
-        _record(cmd, p, flag, spelled, w, values)
-        return i
+        return _take(cmd, p, flag, spelled, args, i, w, t[j:] or None)
     for flag, spelled in pending:
         values, i = _values(cmd, p, flag, spelled, args, i, w, None)
         _record(cmd, p, flag, spelled, w, values)
