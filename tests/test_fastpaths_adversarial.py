@@ -343,22 +343,7 @@ def test_literal_alts_comparison_detects_a_planted_difference() -> None:
     assert _brute_alts(path, TABLE)[1:] != _brute_alts(path, TABLE)
 
 
-_WORD_PIECES = ["a", ".ssh", "id_rsa", "/", "//", ".", "..", "~", "~root", "$HOME", "*", "?", "[a]", "{a,b}",
-                "@(a)", "!(x)", "+(y)", "\n", "\\", "'", "é", " ", "-", "=", ".env", "ID_RSA", "\x01"]
-
-
-@settings(deadline=None)
-@given(st.lists(st.sampled_from(_WORD_PIECES), min_size=1, max_size=5),
-       st.sampled_from(["/", "/srv/ws/proj", "/srv/a*b/c", "/srv/x/../y", "//srv/z", "/srv/@(a)"]),
-       st.booleans(), st.booleans(), st.booleans())
-def test_plain_path_is_a_candidate(pieces: list[str], cwd: str, glob: bool, braces: bool,
-                                   tilde: bool) -> None:
-    text = "".join(pieces)
-    ctx = Context(cwd=Path(cwd), workspace=Path(cwd), home=Path(HOME))
-    plain = paths._plain_path(text, ctx, glob)
-    if plain is not None:
-        got = paths.candidates(text, ctx, dynamic=False, glob=glob, braces=braces, tilde=tilde)
-        assert got == [paths._Cand(plain, False)], (text, cwd)
+# ``_plain_path`` against ``candidates``: tests/test_paths_fast.py (with this file's alphabet).
 
 
 # --------------------------------------------------------------------------- the whole gate

@@ -132,9 +132,10 @@ def test_alt_regex_is_its_pattern() -> None:
 
 # --------------------------------------------------------------------------- plain words
 
-_WORD_PIECES = ["a", "b.txt", "/", "//", ".", "..", "~", "~x", "$HOME", "${PWD}", "`x`", "{a,b}", "*", "?",
-                "[a]", "\x00", "-", "=", ".env", " "]
-_CWDS = ["/", "/srv/ws/proj", "/srv/a*b/c", "/srv/x/../y", "//srv/z", "rel/dir"]
+_WORD_PIECES = ["a", "b.txt", "/", "//", ".", "..", "~", "~x", "~root", "$HOME", "${PWD}", "`x`", "{a,b}",
+                "*", "?", "[a]", "@(a)", "!(x)", "+(y)", "\x00", "\x01", "\n", "\\", "'", "é", "-", "=",
+                ".env", ".ssh", "id_rsa", "ID_RSA", " "]
+_CWDS = ["/", "/srv/ws/proj", "/srv/a*b/c", "/srv/x/../y", "//srv/z", "/srv/@(a)", "rel/dir"]
 
 
 @given(st.lists(st.sampled_from(_WORD_PIECES), max_size=5), st.sampled_from(_CWDS), st.booleans(),

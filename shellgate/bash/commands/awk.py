@@ -10,7 +10,7 @@ indirect calls such as ``@f()`` with ``f = "system"``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ..facts import PathOp
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, is_wild
@@ -117,27 +117,15 @@ def program_problems(src: str) -> list[str]:
     except AwkProgramError as exc:
         return [f"awk program not understood ({exc})"]
     out: list[str] = []
-    in_print = False
-    depth = 0
-    for kind, text, _ in toks:
+    redirects = set(_print_redirects(toks))
+    for k, (kind, text, _) in enumerate(toks):
         if kind == "name" and text in _BANNED_NAMES:
             out.append(_BANNED_NAMES[text])
         elif kind == "op" and text == "@":
             out.append("gawk @-directives and indirect calls can load code or call system()")
         elif kind == "op" and text in ("|", "|&"):
             out.append("awk pipes output to or input from a shell command")
-        if kind == "name" and text in ("print", "printf"):
-            in_print, depth = True, 0
-            continue
-        if not in_print:
-            continue
-        if text in ("(", "["):
-            depth += 1
-        elif text in (")", "]"):
-            depth -= 1
-        elif kind == "nl" or text in (";", "}", "{"):
-            in_print = False
-        elif depth <= 0 and text in (">", ">>"):
+        elif k in redirects:
             out.append("awk print > file writes a file")
     return sorted(set(out), key=out.index)
 
@@ -163,7 +151,7 @@ def program_files(src: str) -> list[tuple[PathOp, str, tuple[int, int]]]:
     except AwkProgramError:
         return []
     out: list[tuple[PathOp, str, tuple[int, int]]] = []
-    in_print, depth = False, 0
+    redirects = set(_print_redirects(toks))
     for k, (kind, text, _) in enumerate(toks):
         if kind == "name" and text == "getline":
             j = _skip_lvalue(toks, k + 1)
@@ -171,22 +159,29 @@ def program_files(src: str) -> list[tuple[PathOp, str, tuple[int, int]]]:
                 # mawk reads `getline < "a" "b"` from "a"; a grammar taking the concatenation
                 # reads "ab": both count.
                 out.extend((PathOp.READ, n, sp) for n, sp in _literal_names(toks, j + 1, first=True))
-            continue
+        elif k in redirects:
+            out.extend((PathOp.WRITE, n, sp) for n, sp in _literal_names(toks, k + 1, first=False))
+    return out
+
+
+def _print_redirects(toks: list[Token]) -> Iterator[int]:
+    """Indices of the ``>``/``>>`` tokens that send a ``print``/``printf`` statement to a file
+    (a ``>`` inside parentheses or brackets there is a comparison)."""
+    in_print, depth = False, 0
+    for k, (kind, text, _) in enumerate(toks):
         if kind == "name" and text in ("print", "printf"):
             in_print, depth = True, 0
+        elif not in_print:
             continue
-        if not in_print:
-            continue
-        if text in ("(", "["):
+        elif text in ("(", "["):
             depth += 1
         elif text in (")", "]"):
             depth -= 1
         elif kind == "nl" or text in _STATEMENT_END:
             in_print = False
         elif depth <= 0 and text in (">", ">>"):
-            out.extend((PathOp.WRITE, n, sp) for n, sp in _literal_names(toks, k + 1, first=False))
+            yield k
             in_print = False
-    return out
 
 
 def _skip_lvalue(toks: list[Token], j: int) -> int:
