@@ -8,8 +8,7 @@ only the secret with ``***``. Over-redaction is acceptable; a leak is not.
 
 from __future__ import annotations
 
-import functools
-import re
+from .._lazyre import lazy_compile
 
 _R = "***"
 
@@ -59,9 +58,7 @@ _RULES: tuple[tuple[tuple[str, ...], str, str], ...] = (
 )
 
 
-@functools.cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+_RULES_LAZY = tuple((needles, lazy_compile(pattern), repl) for needles, pattern, repl in _RULES)
 
 
 def redact(text: str) -> str:
@@ -70,9 +67,9 @@ def redact(text: str) -> str:
         return text
     try:
         low = text.lower() if text.isascii() else None
-        for needles, pattern, repl in _RULES:
+        for needles, rx, repl in _RULES_LAZY:
             if low is None or any(map(low.__contains__, needles)):
-                new = _compiled(pattern).sub(repl, text)
+                new = rx.sub(repl, text)
                 if new != text:
                     text = new
                     low = text.lower() if low is not None else None
