@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ._record import field, record
+from .approval import CallContext
 from .bash.analysis import Analysis
 from .bash.facts import Reason, SensitiveHit
 
@@ -91,7 +92,6 @@ class Gate:
         self.home = home
         self._engine: Any = None
         self._error: str | None = None
-        self._here: Any = None  # (workspace, its CallContext): a check without a cwd (frozen)
 
     def _load(self) -> Any:
         if self._engine is None and self._error is None:
@@ -107,17 +107,7 @@ class Gate:
     def check(self, command: str, cwd: str | Path | None = None) -> Verdict:
         """The verdict on ``command`` run from ``cwd`` (default: the workspace)."""
         engine = self._load()
-        if cwd:
-            from .approval import CallContext
-
-            ctx = CallContext(cwd=str(Path(cwd).absolute()))
-        else:
-            here = self._here
-            if here is None or here[0] is not self.workspace:
-                from .approval import CallContext
-
-                here = self._here = (self.workspace, CallContext(cwd=str(self.workspace)))
-            ctx = here[1]
+        ctx = CallContext(cwd=str(Path(cwd).absolute()) if cwd else str(self.workspace))
         if engine is None:
             return Verdict(command, "deny", "unknown", _analyse_only(command, ctx.cwd, self),
                            reason=self._error or "configuration error", rule="config.error")
