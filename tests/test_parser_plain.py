@@ -61,7 +61,7 @@ def test_plain_path_matches_full_path_on_cases(src: str) -> None:
 def test_plain_text_is_the_decoders_plain_word() -> None:
     from shellgate.bash import _decode
 
-    assert walk._PLAIN_TEXT.pattern == _decode._PLAIN_WORD.pattern
+    assert walk._TEXT_IS_SOURCE is _decode._PLAIN_WORD  # one pattern, not a copy that can drift
 
 
 def test_plain_path_refuses_what_needs_the_lexer() -> None:

@@ -97,6 +97,27 @@ def test_the_hook_imports_no_start_up_baggage(tmp_path, command: str) -> None:
     assert not new & set(NOT_AT_STARTUP), sorted(new & set(NOT_AT_STARTUP))
 
 
+# What only a Bash call needs: a Read/Edit call is decided by the path table alone.
+BASH_ONLY = ("shellgate.bash.analysis", "shellgate.bash.parser", "shellgate.bash.readonly",
+             "shellgate.bash.destructive", "shellgate.bash.commands.spec",
+             "shellgate.bash.commands.registry")
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("Read", {"file_path": "README.md"}), ("Read", {"file_path": "~/.ssh/id_rsa"}),
+    ("Edit", {"file_path": "src/x.py", "old_string": "a", "new_string": "b"}),
+])
+def test_a_file_tool_call_loads_no_bash_analysis(tmp_path, tool: str, tool_input: dict) -> None:
+    payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "permission_mode": "default",
+                          "hook_event_name": "PreToolUse", "tool_name": tool,
+                          "tool_input": tool_input, "tool_use_id": "t"})
+    got = subprocess.run([sys.executable, "-c", PROBE, payload], capture_output=True, text=True,
+                         env=_env(tmp_path), cwd=tmp_path, check=True, timeout=120)
+    res = json.loads(got.stdout)
+    assert res["code"] == 0 and "shellgate.bash.paths" in res["new"]  # the probe saw the gate
+    assert not set(res["new"]) & set(BASH_ONLY), sorted(set(res["new"]) & set(BASH_ONLY))
+
+
 def test_the_probe_sees_a_start_up_import(tmp_path) -> None:
     """The check above can fail: an import of one of those modules shows in the probe."""
     probe = PROBE.replace("from shellgate.cli import main", "import tempfile\nfrom shellgate.cli import main")

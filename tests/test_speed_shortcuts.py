@@ -1,6 +1,6 @@
 """The short-cuts of the in-process speed work give exactly what the general code gave.
 
-- the harness builds ``Request`` / ``Metadata`` / ``Decision`` positionally on its hot path:
+- the harness builds ``Request`` / ``Decision`` positionally on its hot path:
   their fields must still be the ones (in the order) the call sites spell out;
 - ``permission.engine._all_readonly``: when it says a command line has nothing to cover, the
   command view (the general path) must agree, on the real corpus and our own tables;
@@ -50,14 +50,11 @@ def _corpus(limit_shared: int = 3000) -> list[str]:
 @pytest.mark.parametrize(("cls", "names"), [
     (Request, ("tool_id", "tool_name", "args", "preview", "metadata", "workspace", "cwd",
                "session_id")),
-    (Metadata, ("capability", "key", "summary", "command", "script", "readonly_commands",
-                "paths", "paths_complete", "hosts", "warnings", "reasons", "sensitive",
-                "persistable")),
     (Decision, ("kind", "reason", "rule", "source", "matched", "capability", "warnings",
                 "reasons", "asked")),
 ])
 def test_hot_path_records_keep_their_fields(cls: type, names: tuple[str, ...]) -> None:
-    """approval/engine.py ``_placed`` / ``check_bash``, classifier.py ``classify_bash`` and
+    """approval/engine.py ``_placed`` / ``check_bash`` and
     permission/engine.py ``_finish`` construct these by position: a new or moved field must
     be added there too."""
     assert tuple(f.name for f in fields(cls)) == names

@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
 from .._lazyre import lazy_compile
 from .._record import record, replace
-from ..bash import analysis as bash_analysis
-from ..bash import readonly
-from ..bash.commands.spec import Call
-from ..bash.commands.targets import resolve
 from ..bash.facts import Context, Effect, PathOp
 from ..permission import Capability, Metadata, PathAccess, Request
 
@@ -57,22 +54,9 @@ _NOT_FILES = lazy_compile(r"/dev/(null|stdout|stderr|stdin|tty|fd/\d+)")
 _FILE_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 
 
+@lru_cache(maxsize=256)  # a handful of tool names, asked on every call; a pure function
 def tool_name(name: str) -> str:
     """``WebFetch`` -> ``web_fetch``; ``LS`` -> ``ls``; ``exit-plan-mode`` -> ``exit_plan_mode``."""
-    if type(name) is not str:
-        return _tool_name(name)
-    got = _TOOL_NAMES.get(name)
-    if got is None:
-        got = _tool_name(name)
-        if len(_TOOL_NAMES) < 256:  # a handful of tool names: a pure function of the string
-            _TOOL_NAMES[name] = got
-    return got
-
-
-_TOOL_NAMES: dict[str, str] = {}
-
-
-def _tool_name(name: str) -> str:
     s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
     return re.sub(r"[\s-]+", "_", s).lower()
 
@@ -186,6 +170,9 @@ def write_paths(analysis: Any, ctx: Context) -> list[PathAccess]:
     relative target is resolved against every directory the command may run in (``cd /etc &&
     touch x`` writes ``/etc/x``). More paths only ever mean more prompts: bash never sets
     ``paths_complete``, so no allow depends on this list."""
+    from ..bash.commands.spec import Call  # the bash core's command modules: bash calls only
+    from ..bash.commands.targets import resolve
+
     script = analysis.script
     if not script.ok:
         return []
@@ -216,7 +203,11 @@ def _cwds(analysis: Any, ctx: Context) -> Any:
     """The candidate cwds the read-only check used (the same function of the same script and
     context), computed again only when it did not record them."""
     checks = getattr(analysis, "checks", None)
-    return checks.cwds if checks is not None else readonly.candidate_cwds(analysis.script, ctx)
+    if checks is not None:
+        return checks.cwds
+    from ..bash import readonly
+
+    return readonly.candidate_cwds(analysis.script, ctx)
 
 
 def _inside(span: Any, outer: Any) -> bool:
@@ -240,9 +231,12 @@ def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
         return frozenset(range(len(cmds)))
     if len(cmds) == 1 or any(h.span is None for h in analysis.sensitive):
         return frozenset()
+    from ..bash import readonly
+    from ..bash.commands.spec import Call
+
     try:
         checks = getattr(analysis, "checks", None)
-        cwds = checks.cwds if checks is not None else readonly.candidate_cwds(script, ctx)
+        cwds = _cwds(analysis, ctx)
         out = set()
         for i, c in enumerate(cmds):
             if any(_inside(h.span, c.span) for h in analysis.sensitive):
@@ -265,6 +259,8 @@ def classify_bash(command: str, ctx: Context) -> Classified:
     command is not understood, sensitive paths and every known write target as paths."""
     summary = f"bash: {_short(command)}"
     try:
+        from ..bash import analysis as bash_analysis  # not loaded for the other tools' calls
+
         analysis = bash_analysis.analyse(command, ctx)  # looked up per call: tests replace it
     except Exception as exc:  # the bash core missing or broken: ask, never allow by itself
         reason = f"bash analysis unavailable: {type(exc).__name__}: {exc}"
@@ -287,13 +283,12 @@ def classify_bash(command: str, ctx: Context) -> Classified:
     if script.error is not None and not reasons:
         reasons = (f"cannot parse: {script.error.reason}",)
     warnings = analysis.warnings
-    # Metadata's fields in order (a hot path; tests/test_speed_shortcuts.py checks the order):
-    # capability, key, summary, command, script, readonly_commands, paths, paths_complete,
-    # hosts, warnings, reasons, sensitive, persistable
     meta = Metadata(
-        cap, key, summary, command, script, readonly_commands(analysis, ctx),
-        tuple(dict.fromkeys(paths)) if paths else (), False, (),
-        tuple(dict.fromkeys([w.message for w in warnings])) if warnings else (), reasons,
-        tuple(dict.fromkeys([h.path for h in sensitive])) if sensitive else (),
-        script.ok and not sensitive)
+        cap, key, summary, command=command, script=script,
+        readonly_commands=readonly_commands(analysis, ctx),
+        paths=tuple(dict.fromkeys(paths)) if paths else (),
+        warnings=tuple(dict.fromkeys([w.message for w in warnings])) if warnings else (),
+        reasons=reasons,
+        sensitive=tuple(dict.fromkeys([h.path for h in sensitive])) if sensitive else (),
+        persistable=script.ok and not sensitive)
     return Classified(meta, analysis, ctx)

@@ -417,16 +417,7 @@ def _realpath(path: str) -> str:
     """``os.path.realpath``, faster for the common case of an existing file: the kernel
     resolves it (``O_PATH`` + ``/proc/self/fd``: three system calls instead of one ``lstat`` per
     component). Missing files, dangling links and other systems take the pure-Python way."""
-    if _O_PATH and _PROC_FD:
-        try:
-            fd = os.open(path, _O_PATH | os.O_CLOEXEC)
-        except OSError:
-            return os.path.realpath(path)
-        try:
-            return os.readlink(f"/proc/self/fd/{fd}")
-        finally:
-            os.close(fd)
-    return os.path.realpath(path)
+    return _kernel_real(path) or os.path.realpath(path)
 
 
 # The directories resolved so far in one scan: lexical path -> (real path, whether it is missing).

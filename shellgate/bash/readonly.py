@@ -96,8 +96,7 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
     cwds = candidate_cwds(script, ctx)
     clean: list[int] = []
     for i, cmd in enumerate(script.commands):
-        call = Call(cmd, i, script, ctx, cwds,
-                    wild_tail=Via.XARGS in cmd.via and xargs_tail(cmd.via))
+        call = Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via))
         found = check_command(call)
         if found:
             findings.extend(found)
@@ -282,8 +281,7 @@ def _expansions(cmd: IRCommand) -> list[Finding]:
         return []  # checked as a whole below
     out: list[Finding] = []
     for w in cmd.words:
-        if not w.static:  # a static word has none (_word_expansions): skip the call
-            out.extend(_word_expansions(w))
+        out.extend(_word_expansions(w))
     for a in cmd.assignments:
         out.extend(_word_expansions(a.value))
     for r in cmd.redirects:

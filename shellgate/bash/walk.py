@@ -27,6 +27,7 @@ from .._lazyre import lazy_compile
 from .._record import replace
 from . import _fast, _lex
 from ._bashlex import load as _load_bashlex
+from ._decode import _PLAIN_WORD as _TEXT_IS_SOURCE  # its text is its source
 from ._decode import DecodeError, decode_word
 from ._lex import LexError, Opaque, Prepass
 from .commands.wrappers import unwrap
@@ -53,7 +54,6 @@ _PLAIN_WORD = re.compile(r"""(?:[\w./:,@%+=^~*?\[\]-]|'[^'\n]*'|"[^"$`\\\n]*")+"
 _PLAIN_CMD = rf"[ \t]*{_PLAIN_WORD.pattern}(?:[ \t]+{_PLAIN_WORD.pattern})*[ \t]*"
 _PLAIN_LINE = re.compile(rf"{_PLAIN_CMD}(?:(?:\|\||&&|\||;){_PLAIN_CMD})*")
 _PLAIN_TOKEN = re.compile(rf"({_PLAIN_WORD.pattern})|\|\||&&|\||;")
-_PLAIN_TEXT = re.compile(r"[\w./:,@%+=^-]+")  # _decode's own plain word: its text is its source
 
 _BASHLEX: list = []
 
@@ -110,7 +110,7 @@ class Walker:
         spans: list[Span] = []
         stages: list[list[Word]] = [[]]  # the commands of the current pipeline
         plain: list[tuple[tuple[Word, ...], tuple[Via, ...]]] = []
-        reserved, text_only = _lex._ALL_RESERVED, _PLAIN_TEXT.fullmatch
+        reserved, text_only = _lex._ALL_RESERVED, _TEXT_IS_SOURCE.fullmatch
         for m in tokens:
             raw = m.group(1)
             if raw is None:  # an operator: every command has words (_PLAIN_LINE)

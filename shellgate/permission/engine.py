@@ -24,6 +24,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -66,23 +67,19 @@ def _all_readonly(meta: Metadata) -> bool:
     script = meta.script
     if script is None or getattr(script, "error", True) is not None:
         return False
-    n = len(script.commands)
     ro = meta.readonly_commands
-    return len(ro) >= n and all(i in ro for i in range(n))
+    return all(i in ro for i in range(len(script.commands)))
 
 
 def _norm(p: str | Path) -> str:
     if type(p) is str and p[:1] == "/":  # absolute: expanduser and abspath change nothing
-        got = _NORMS.get(p)
-        if got is None:
-            got = os.path.normpath(p)
-            if len(_NORMS) < 256:  # the same few directories every call; a pure function
-                _NORMS[p] = got
-        return got
+        return _normpath(p)
     return os.path.normpath(os.path.abspath(os.path.expanduser(str(p))))
 
 
-_NORMS: dict[str, str] = {}
+@lru_cache(maxsize=256)  # the same few directories on every call; a pure function
+def _normpath(p: str) -> str:
+    return os.path.normpath(p)
 
 
 class Call:

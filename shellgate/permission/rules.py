@@ -29,7 +29,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -48,17 +48,10 @@ class RuleAction(StrEnum):
 PATH_RULES: dict[str, PathOp] = {"read": PathOp.READ, "edit": PathOp.WRITE, "write": PathOp.WRITE}
 
 
+@lru_cache(maxsize=256)  # a handful of names, asked on every call; a pure function
 def tool_key(name: str) -> str:
     """``WebFetch``, ``web_fetch`` and ``web-fetch`` compare equal."""
-    got = _TOOL_KEYS.get(name) if type(name) is str else None
-    if got is None:
-        got = re.sub(r"[\s_-]", "", name).lower()
-        if type(name) is str and len(_TOOL_KEYS) < 256:  # a handful of names; pure function
-            _TOOL_KEYS[name] = got
-    return got
-
-
-_TOOL_KEYS: dict[str, str] = {}
+    return re.sub(r"[\s_-]", "", name).lower()
 
 
 class RuleError(ValueError):
