@@ -457,42 +457,52 @@ class _Warner:
 
     def pipelines(self) -> None:
         for stages in _pipelines(self.script):
+            # one pass with running flags (not a scan of every upstream stage per stage, which
+            # made `cat | cat | … | sh` quadratic in the number of stages)
+            downloaded = decoded = False   # some earlier stage downloads / decodes
+            prev_eff = -1
             for k, idx in enumerate(stages):
-                if k == 0:
-                    continue
                 eff = self.effective(idx)
                 c = self.cmds[eff]
                 name = prog_name(c.name or "")
-                upstream = [self.effective(s) for s in stages[:k]]
-                up_names = [prog_name(self.cmds[u].name or "") for u in upstream]
-                span = (self.cmds[stages[0]].span[0], self.cmds[idx].span[1])
-                if name in T.INTERPRETERS or name == "ssh":
-                    a = parse_args(c.words[1:], T.SSH_VALUED if name == "ssh" else frozenset())
-                    if name == "ssh" and len(a.positionals) > 1:
-                        continue
-                    if name != "ssh" and not _reads_stdin(name, a):
-                        continue
-                    if any(n in T.DOWNLOADERS for n in up_names):
-                        self.warn(T.RUNS_DOWNLOAD, span, "remote-exec")
-                    elif any(_decodes(self.cmds[u]) for u in upstream):
-                        self.warn(T.RUNS_DECODED, span, "remote-exec")
-                    elif name in T.SHELLS or name == "ssh":
-                        self.nested_from(upstream[-1])
-                elif name in T.DB_CLIENTS:
-                    spec = T.DB_SPECS.get(name)
-                    a = parse_args(c.words[1:], spec.valued if spec else frozenset())
-                    if spec is not None and any(o in a.flags for o in spec.sql_opts):
-                        continue
-                    prev = self.cmds[upstream[-1]]
-                    pname = prog_name(prev.name or "")
-                    if pname in ("echo", "printf"):
-                        text = " ".join(w.text for w in prev.words[1:] if not w.text.startswith("-"))
-                        for msg in sql_messages(text):
-                            self.warn(msg, span, "db")
-                    else:
-                        for r in prev.redirects:
-                            if r.op in ("<<", "<<-", "<<<"):
-                                self.sql_from_redirect(r)
+                if k:
+                    self.stage(stages[0], idx, c, name, downloaded, decoded, prev_eff)
+                downloaded = downloaded or name in T.DOWNLOADERS
+                decoded = decoded or _decodes(c)
+                prev_eff = eff
+
+    def stage(self, first: int, idx: int, c: Command, name: str, downloaded: bool,
+              decoded: bool, upstream: int) -> None:
+        """Warnings of pipeline stage ``idx`` (command ``c``, in effect ``name``), fed by
+        ``upstream``; ``downloaded``/``decoded``: whether any earlier stage does."""
+        span = (self.cmds[first].span[0], self.cmds[idx].span[1])
+        if name in T.INTERPRETERS or name == "ssh":
+            a = parse_args(c.words[1:], T.SSH_VALUED if name == "ssh" else frozenset())
+            if name == "ssh" and len(a.positionals) > 1:
+                return
+            if name != "ssh" and not _reads_stdin(name, a):
+                return
+            if downloaded:
+                self.warn(T.RUNS_DOWNLOAD, span, "remote-exec")
+            elif decoded:
+                self.warn(T.RUNS_DECODED, span, "remote-exec")
+            elif name in T.SHELLS or name == "ssh":
+                self.nested_from(upstream)
+        elif name in T.DB_CLIENTS:
+            spec = T.DB_SPECS.get(name)
+            a = parse_args(c.words[1:], spec.valued if spec else frozenset())
+            if spec is not None and any(o in a.flags for o in spec.sql_opts):
+                return
+            prev = self.cmds[upstream]
+            pname = prog_name(prev.name or "")
+            if pname in ("echo", "printf"):
+                text = " ".join(w.text for w in prev.words[1:] if not w.text.startswith("-"))
+                for msg in sql_messages(text):
+                    self.warn(msg, span, "db")
+            else:
+                for r in prev.redirects:
+                    if r.op in ("<<", "<<-", "<<<"):
+                        self.sql_from_redirect(r)
 
     def nested_from(self, u: int) -> None:
         """``echo 'rm -rf /' | sh`` and ``cat <<EOF | sh``: the upstream text is the script."""

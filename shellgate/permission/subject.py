@@ -28,7 +28,6 @@ also looks at a rough split of the text: every segment between ``; & | ( ) { } `
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
@@ -77,6 +76,36 @@ class _RoughWord:
 
 
 _ROUGH_SPLIT = lazy_compile(r"\$\(|<\(|>\(|[;&|\n(){}`]")
+# One shell-like word (``shlex.split(posix=True)`` rules): quoted parts, escapes, plain runs.
+# The alternatives start with distinct characters, so matching is linear (shlex itself grows
+# its token one character at a time, quadratic on a long word).
+_ROUGH_WORD = lazy_compile(r"""(?:'[^']*'|"(?:\\[\s\S]|[^"\\])*"|\\[\s\S]|[^\s'"\\]+)+""")
+_ROUGH_PART = lazy_compile(r"""'([^']*)'|"((?:\\[\s\S]|[^"\\])*)"|\\([\s\S])|([^\s'"\\]+)""")
+_DQ_ESCAPE = lazy_compile(r"""\\(["\\])""")
+
+
+def _unquote(part: Any) -> str:
+    single, double, escaped, plain = part.groups()
+    if single is not None:
+        return single
+    if double is not None:
+        return _DQ_ESCAPE.sub(r"\1", double)
+    return escaped if escaped is not None else plain
+
+
+def rough_split(seg: str) -> list[str]:
+    """``shlex.split(seg)`` in linear time; ValueError on an unclosed quote or a trailing
+    backslash, as shlex."""
+    words = []
+    end = 0
+    for m in _ROUGH_WORD.finditer(seg):
+        if seg[end:m.start()].strip():
+            raise ValueError("no closing quotation")
+        end = m.end()
+        words.append("".join(_unquote(p) for p in _ROUGH_PART.finditer(m.group())))
+    if seg[end:].strip():
+        raise ValueError("no closing quotation")
+    return words
 
 
 def rough_segments(source: str) -> tuple[tuple[_RoughWord, ...], ...]:
@@ -85,7 +114,7 @@ def rough_segments(source: str) -> tuple[tuple[_RoughWord, ...], ...]:
     out = []
     for seg in _ROUGH_SPLIT.split(source):
         try:
-            words = shlex.split(seg, posix=True)
+            words = rough_split(seg)
         except ValueError:
             words = seg.replace("'", " ").replace('"', " ").replace("\\", "").split()
         if words:
