@@ -118,7 +118,8 @@ class Gate:
                            reason=f"internal error: {type(exc).__name__}: {exc}",
                            rule="internal.error")
         if analysis is None:
-            analysis = _analyse_only(command, ctx.cwd, self)
+            analysis = (_unanalysed(command, decision.reason) if decision.rule == "limits"
+                        else _analyse_only(command, ctx.cwd, self))
         cap = decision.capability.value if decision.capability is not None else "unknown"
         return Verdict(command, decision.verdict, cap, analysis, decision.reason, decision.rule)
 
@@ -128,3 +129,13 @@ def _analyse_only(command: str, cwd: str | None, gate: Gate) -> Analysis:
     from .bash.facts import Context
 
     return analyse(command, Context.here(cwd=cwd, workspace=gate.workspace, home=gate.home))
+
+
+def _unanalysed(command: str, reason: str) -> Analysis:
+    """What a verdict shows for a command the engine did not analyse (``shellgate.limits``):
+    an unparsed, not read-only script with the reason."""
+    from .bash.facts import Effect
+    from .bash.ir import ParseFailure, Script
+
+    script = Script(source=command, commands=(), error=ParseFailure(reason))
+    return Analysis(script, False, Effect.EXEC, (Reason(reason, None, "limits"),), (), ())

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> None:
     if len(args) >= 2 and args[0] == "hook" and args[1] in HOOK_AGENTS:
         from .integrations.hookio import cli_main
 
-        code = cli_main(args[1], args[2:])
+        code = cli_main(args[1], args[2:], hard_stop=argv is None)
         if argv is None:  # the program itself, not a caller in-process
             _exit_now(code)
         sys.exit(code)

@@ -67,4 +67,12 @@ def load_engine(workspace: str | Path = ".", mode: str | Mode | None = None,
                     plan_mode_exec_allowed=cfg.plan_mode_exec_allowed,
                     untrusted_allows=cfg.ignored_rules.allow, notices=cfg.notices)
     engine.set_plan_mode(plan)
+    from ..limits import from_sections
+
+    try:
+        engine.limits = from_sections(cfg.sections)
+    except ValueError as exc:
+        from ..config import ConfigError
+
+        raise ConfigError(str(exc)) from None
     return engine

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import permission as perm
+from .. import limits
 from .._record import replace
+from ..limits import bounded
 from ..permission import (
     LIMITED_CHOICES,
     AuditLog,
@@ -102,6 +104,7 @@ class Engine:
         # front ends that report it (doctor, MCP); never part of a decision.
         self.notices = tuple(notices)
         self._plan_content: Callable[[], str] | None = None
+        self.limits = limits.DEFAULT   # size limit and analysis deadline (load_engine: config)
 
     # -- forwarded state --------------------------------------------------------------------
 
@@ -179,7 +182,14 @@ class Engine:
                       or self.session_id,
                       "tool_id": request.tool_id or context_value(ctx, "tool_use_id") or ""}
             try:  # classify reads the tool, its args and hints: the same in request and req
-                got = classify(request, workspace=workspace, cwd=cwd, home=self.home)
+                too_big = self.limits.size_problem(request.args.get("command")) if tool_name(
+                    request.tool_name) == "bash" and hasattr(request.args, "get") else None
+                if too_big is None:
+                    in_time, got = bounded(lambda: classify(request, workspace=workspace, cwd=cwd,
+                                                            home=self.home), self.limits.deadline)
+                if too_big is not None or not in_time:
+                    return self._ask_unanalysed(replace(request, **placed),
+                                                too_big or self.limits.late()), None
             except Exception:
                 req = replace(request, **placed)  # what the audit line below names
                 raise
@@ -203,6 +213,15 @@ class Engine:
                          f"{type(exc).__name__}: {exc}", "internal.error", "error")
             self.tool.record(req, d, start=start)
             return d, got
+
+    def _ask_unanalysed(self, req: Request, reason: str) -> Decision:
+        """A call too large to analyse, or whose analysis missed the deadline (``limits``):
+        put to the approver (ask where nobody can answer; deny with ``ask_as_deny``), never
+        allowed silently nor remembered."""
+        meta = Metadata(Capability.EXEC, "bash", "a command that was not analysed",
+                        persistable=False, reasons=(reason,))
+        return self.tool.ask(replace(req, metadata=meta), reason=reason, rule="limits",
+                             limited=True, hint="check the command yourself")
 
     def _plan_preview(self, req: Request) -> str:
         plan = ""

@@ -340,22 +340,25 @@ def _internal(exc: BaseException) -> Outcome:
 # --- command line ------------------------------------------------------------------------
 
 AGENT_MODULES = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini"}
-USAGE = "usage: shellgate hook claude-code|codex|gemini [--mode MODE] [--config PATH]"
+USAGE = ("usage: shellgate hook claude-code|codex|gemini [--mode MODE] [--config PATH] "
+         "[--deadline SECONDS]")
 
 
 def parse_args(args: list[str]) -> tuple[str | None, str | None]:
-    """``--mode M`` / ``--mode=M`` and ``--config P``; ValueError on anything else."""
+    """``--mode M`` / ``--mode=M`` and ``--config P``; ValueError on anything else
+    (``--deadline S`` is read by :func:`deadline_arg`)."""
     opts: dict[str, str] = {}
     it = iter(args)
     for arg in it:
         name, eq, value = arg.partition("=")
-        if name not in ("--mode", "--config"):
+        if name not in ("--mode", "--config", "--deadline"):
             raise ValueError(f"unknown argument {arg!r}")
         if not eq:
             value = next(it, "")
         if not value:
             raise ValueError(f"{name} needs a value")
         opts[name] = value
+    deadline_arg(args, strict=True)
     mode = opts.get("--mode")
     if mode is not None:
         from ..permission.modes import parse_mode
@@ -364,17 +367,60 @@ def parse_args(args: list[str]) -> tuple[str | None, str | None]:
     return mode, opts.get("--config")
 
 
+def deadline_arg(args: list[str], strict: bool = False) -> float:
+    """The ``--deadline SECONDS`` of the hook's watchdog (default ``limits.HOOK_WATCHDOG``);
+    a bad value is the default, or ValueError when ``strict``."""
+    from ..limits import HOOK_WATCHDOG
+
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name != "--deadline":
+            continue
+        if not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = 0.0
+        if 0 < seconds <= 3600:
+            return seconds
+        if strict:
+            raise ValueError(f"--deadline needs a number of seconds in (0, 3600], not {value!r}")
+    return HOOK_WATCHDOG
+
+
+def late_outcome(seconds: float) -> Outcome:
+    """What the watchdog answers when the hook did not decide within ``seconds``."""
+    return Outcome("deny", f"blocked: the hook did not decide within {seconds:g} s (its "
+                           "--deadline); run `shellgate doctor`", rule="hook.deadline")
+
+
 def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
-             stderr: Any = None) -> int:
-    """``shellgate hook <agent> [--mode M] [--config P]``: read stdin, answer, return the code.
+             stderr: Any = None, hard_stop: bool = False) -> int:
+    """``shellgate hook <agent> [--mode M] [--config P] [--deadline S]``: read stdin, answer,
+    return the code.
 
     Exit 0 with the agent's JSON (or nothing), or exit 2 with a reason on stderr when even a
     deny could not be written. Stray prints from libraries go to stderr, never into the JSON.
+    ``hard_stop`` (the hook process itself): a watchdog writes a deny and ends the process
+    if no answer is ready after ``--deadline`` seconds (default 10), whatever hangs.
     """
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     saved = sys.stdout
+    dog = None
+    if hard_stop and agent in AGENT_MODULES:
+        from ..limits import Watchdog
+
+        seconds = deadline_arg(args)
+        spec = _agent_module(agent).SPEC
+
+        def expired() -> None:
+            stdout.write(spec.render(late_outcome(seconds)) + "\n")
+            stdout.flush()
+
+        dog = Watchdog(seconds, expired)
     try:
         sys.stdout = stderr
         try:
@@ -396,6 +442,10 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
         return 2
     finally:
         sys.stdout = saved
+    if dog is not None and not dog.claim():
+        import threading
+
+        threading.Event().wait()  # the watchdog is answering and ends the process
     try:
         if out:
             stdout.write(out + "\n")
