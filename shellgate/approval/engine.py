@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .. import permission as perm
 from .. import limits
+from .. import permission as perm
 from .._record import replace
 from ..limits import bounded
 from ..permission import (
