@@ -151,6 +151,21 @@ def _click_main(args: list[str]) -> None:
         sys.exit(mcp_main(workspace=workspace, mode=mode, config=config))
 
     @cli.command()
+    @click.option("--listen", default=None, metavar="127.0.0.1:PORT|unix:PATH",
+                  help="Loopback address or Unix socket (default: 127.0.0.1:8477).")
+    @mode_opt
+    @config_opt
+    def serve(listen: str | None, mode: str | None, config: str | None) -> None:
+        """Answer hook calls over HTTP (POST /hook/AGENT), warm: see `shellgate init --serve`."""
+        from .integrations.serve import DEFAULT_LISTEN, ServeError
+        from .integrations.serve import serve as do_serve
+
+        try:
+            sys.exit(do_serve(listen or DEFAULT_LISTEN, mode=mode, config=config))
+        except (ServeError, OSError) as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    @cli.command()
     @click.option("--seconds", type=float, default=60.0, show_default=True)
     @click.option("--seed", type=int, default=0, show_default=True)
     @click.option("--jobs", type=int, default=0, show_default=True, help="0 = one per core.")

@@ -1,0 +1,382 @@
+"""``shellgate serve``: a warm per-user hook server (no process start per tool call).
+
+Interface (other tests and ``init --serve`` rely on it exactly):
+
+- ``shellgate serve [--listen 127.0.0.1:PORT | --listen unix:PATH] [--mode M] [--config P]``;
+  the default is ``127.0.0.1:8477`` (Claude Code's ``http`` hook needs a TCP URL). Only
+  loopback addresses and Unix sockets are accepted.
+- ``POST /hook/claude-code`` (and ``/hook/codex``, ``/hook/gemini``) with the agent's JSON
+  payload as the body answers ``200`` with exactly the body ``shellgate hook <agent>`` would
+  print for it (``--mode``/``--config`` as given to ``serve``), ``Content-Type:
+  application/json``; an empty body when the hook prints nothing.
+- Every request needs ``Authorization: Bearer <token>``, the token being the content of
+  ``$XDG_CONFIG_HOME/shellgate/serve-token`` (default ``~/.config/shellgate/serve-token``),
+  created with mode 0600 on first start. A missing or wrong token gets ``401`` and no
+  decision. ``GET /health`` (with the token) answers ``{"version", "code"}``: what the client
+  and ``doctor`` use to tell a stale server.
+
+It answers decisions and nothing else: no endpoint approves, stores or changes policy. Each
+request runs the same code path as the hook process (:func:`hookio.run`), which loads the
+config and the approval store afresh, so edits to either apply to the next request. Bad
+payloads get the hook's deny; an internal error gets a deny too, never a dropped connection.
+
+A stale server is not trusted: a watcher compares the package's files with what the server
+started from (a fingerprint of their names, sizes and mtimes). Once they differ (an upgrade,
+a reinstall), every request gets ``503`` — the client then decides in-process and Claude
+Code's ``onFailure: "block"`` blocks — and the server re-executes itself with the new code.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from socketserver import ThreadingUnixStreamServer
+from typing import Any
+
+from . import hookio
+
+DEFAULT_LISTEN = "127.0.0.1:8477"
+TOKEN_NAME = "serve-token"
+WATCH_INTERVAL = 1.0          # seconds between two looks at the package files
+MAX_BODY = hookio.MAX_STDIN
+_LOOPBACK = ("127.", "::1", "localhost")
+
+
+class ServeError(Exception):
+    """The server cannot start as asked (address not loopback, token file unsafe …)."""
+
+
+# --- the token ---------------------------------------------------------------------------
+
+def token_path(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/shellgate/serve-token``, else ``~/.config/shellgate/serve-token``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "shellgate" / TOKEN_NAME
+
+
+def ensure_token(path: Path | None = None) -> str:
+    """The serve token, created (0600, 256 random bits) when the file does not exist. A token
+    file others can read or write is refused: anyone holding it can query decisions."""
+    path = path or token_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_urlsafe(32) + "\n")
+    st = path.stat()
+    if st.st_mode & 0o077:
+        raise ServeError(f"{path} is readable or writable by others (mode "
+                         f"{st.st_mode & 0o777:o}); run `chmod 600 {path}`")
+    token = path.read_text().strip()
+    if len(token) < 16:
+        raise ServeError(f"{path} holds no usable token (delete it to make a new one)")
+    return token
+
+
+# --- staleness ---------------------------------------------------------------------------
+
+def code_fingerprint() -> str:
+    """A short digest of the installed shellgate package: names, sizes and mtimes of its
+    source files and the version. Changes on any upgrade or edit."""
+    import hashlib
+
+    from .. import __version__
+
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(__version__.encode())
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".py", ".json")):
+                p = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+# --- the address -------------------------------------------------------------------------
+
+def parse_listen(listen: str) -> tuple[str, Any]:
+    """``("unix", path)`` or ``("tcp", (host, port))``; ServeError unless loopback."""
+    if listen.startswith("unix:"):
+        path = listen[5:]
+        if not path:
+            raise ServeError("--listen unix:PATH needs a path")
+        return "unix", os.path.abspath(os.path.expanduser(path))
+    host, sep, port = listen.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ServeError(f"--listen {listen!r}: expected HOST:PORT or unix:PATH")
+    if not host.startswith(_LOOPBACK):
+        raise ServeError(f"--listen {listen!r}: only loopback addresses (127.0.0.0/8, ::1) "
+                         "or a Unix socket")
+    return "tcp", (host, int(port))
+
+
+# --- the server --------------------------------------------------------------------------
+
+class _State:
+    """What every request handler shares."""
+
+    def __init__(self, token: str, mode: str | None, config: str | None) -> None:
+        from .. import __version__
+
+        self.token = token.encode()
+        self.mode = mode
+        self.config = config
+        self.version = __version__
+        self.code = code_fingerprint()
+        self.stale = threading.Event()
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One HTTP request: authenticate, then answer one decision (or the health record)."""
+
+    server_version = "shellgate"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"   # keep-alive: a client may send many hooks on one connection
+    disable_nagle_algorithm = True  # else keep-alive requests wait ~40 ms on delayed ACKs
+    state: _State                   # set on the subclass made by :func:`make_server`
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass  # no access log: payloads hold commands (the audit log records decisions)
+
+    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Shellgate-Version", f"{self.state.version} {self.state.code}")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _authorised(self) -> bool:
+        got = self.headers.get("Authorization", "")
+        scheme, _, value = got.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(),
+                                                                  self.state.token)
+
+    def _refuse(self, status: int, message: str) -> None:
+        self.close_connection = True
+        self._send(status, json.dumps({"error": message}).encode())
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        if not self._authorised():
+            return self._refuse(401, "unauthorized")
+        if self.path != "/health":
+            return self._refuse(404, "not found")
+        self._send(200, json.dumps({"version": self.state.version, "code": self.state.code,
+                                    "stale": self.state.stale.is_set(),
+                                    "pid": os.getpid()}).encode())
+
+    def do_POST(self) -> None:  # noqa: N802
+        if not self._authorised():
+            self._drain()
+            return self._refuse(401, "unauthorized")
+        agent = self.path.removeprefix("/hook/") if self.path.startswith("/hook/") else ""
+        if agent not in hookio.AGENT_MODULES:
+            self._drain()
+            return self._refuse(404, "not found")
+        if self.state.stale.is_set():
+            self._drain()
+            return self._refuse(503, "stale server: shellgate was upgraded; restarting")
+        self._send(200, answer(agent, self._body(), self.state).encode())
+
+    def _length(self) -> int | None:
+        try:
+            n = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            return None
+        return n if n >= 0 else None
+
+    def _drain(self) -> None:
+        self.close_connection = True
+
+    def _body(self) -> str | None:
+        """The payload text; None when it is larger than the hook would read (then the
+        connection is closed rather than read to the end)."""
+        n = self._length()
+        if n is None:
+            self.close_connection = True
+            return ""
+        if n > MAX_BODY:
+            self.close_connection = True
+            return None
+        return self.rfile.read(n).decode("utf-8", "surrogateescape")
+
+
+def answer(agent: str, body: str | None, state: _State) -> str:
+    """Exactly what ``shellgate hook <agent>`` prints for the payload ``body`` (None: over the
+    hook's size limit). Never raises; bounded by the hook's watchdog time."""
+    from ..limits import HOOK_WATCHDOG, bounded
+
+    spec = hookio._agent_module(agent).SPEC
+    if body is None:
+        out = spec.render(hookio.Outcome("deny", f"refused: hook input is larger than "
+                                                 f"{hookio.MAX_STDIN} bytes",
+                                         rule="hook.bad_input"))
+    else:
+        try:
+            done, result = bounded(lambda: hookio.run(spec, body, state.mode, state.config),
+                                   HOOK_WATCHDOG)
+        except Exception as exc:  # noqa: BLE001 - run() never raises; belt and braces
+            done, result = True, (spec.render(hookio._internal(exc)), 0)
+        out = result[0] if done and result else spec.render(hookio.late_outcome(HOOK_WATCHDOG))
+    return out + "\n" if out else ""
+
+
+class _TCPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class _UnixServer(ThreadingUnixStreamServer):
+    daemon_threads = True
+
+    def server_bind(self) -> None:
+        old = os.umask(0o177)   # the socket is the user's alone (0600)
+        try:
+            super().server_bind()
+        finally:
+            os.umask(old)
+
+
+def make_server(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
+                config: str | None = None, token: str | None = None) -> Any:
+    """A bound server (not yet serving); ``server.state`` holds the token and fingerprint."""
+    if mode is not None:
+        from ..permission.modes import parse_mode
+
+        mode = str(parse_mode(mode))
+    if config is not None:
+        config = str(Path(config).expanduser().absolute())
+    state = _State(token or ensure_token(), mode, config)
+    handler = type("BoundHandler", (Handler,), {"state": state})
+    kind, addr = parse_listen(listen)
+    if kind == "unix":
+        if os.path.exists(addr):
+            _remove_stale_socket(addr)
+        server: Any = _UnixServer(addr, handler)
+    else:
+        cls: Any = _TCPServer
+        if ":" in addr[0]:
+            import socket
+
+            cls = type("_TCP6Server", (_TCPServer,), {"address_family": socket.AF_INET6})
+        server = cls(addr, handler)
+    server.state = state
+    return server
+
+
+def _remove_stale_socket(path: str) -> None:
+    """Remove a socket file nobody listens on (a server that died); refuse otherwise."""
+    import socket
+    import stat
+
+    if not stat.S_ISSOCK(os.lstat(path).st_mode):
+        raise ServeError(f"{path} exists and is not a socket")
+    with socket.socket(socket.AF_UNIX) as s:
+        try:
+            s.connect(path)
+        except OSError:
+            os.unlink(path)
+            return
+    raise ServeError(f"another server is listening on unix:{path}")
+
+
+def watch(server: Any, interval: float = WATCH_INTERVAL) -> threading.Thread:
+    """Mark the server stale and stop it once the package files change."""
+    state: _State = server.state
+
+    def loop() -> None:
+        while not state.stale.wait(interval):
+            try:
+                changed = code_fingerprint() != state.code
+            except Exception:  # noqa: BLE001 - cannot tell: assume the worst
+                changed = True
+            if changed:
+                state.stale.set()
+                threading.Thread(target=server.shutdown, daemon=True).start()
+
+    t = threading.Thread(target=loop, name="shellgate-watch", daemon=True)
+    t.start()
+    return t
+
+
+def serve(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
+          config: str | None = None, ready: Any = None) -> int:
+    """Run until interrupted; re-execute with the new code when the package changes."""
+    server = make_server(listen, mode=mode, config=config)
+    watch(server)
+    if not listen.startswith("unix:"):   # port 0: the port the kernel chose
+        host, port = server.server_address[:2]
+        listen = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    where = listen if listen.startswith("unix:") else "http://" + listen
+    print(f"shellgate serve: listening on {where} (token: {token_path()})", file=sys.stderr,
+          flush=True)
+    if ready is not None:
+        ready(server)
+    try:
+        server.serve_forever(poll_interval=0.5)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.server_close()
+        kind, addr = parse_listen(listen)
+        if kind == "unix":
+            try:
+                os.unlink(addr)
+            except OSError:
+                pass
+    if server.state.stale.is_set():
+        print("shellgate serve: the installed shellgate changed; restarting", file=sys.stderr,
+              flush=True)
+        args = [sys.executable, "-m", "shellgate", "serve", "--listen", listen]
+        if mode:
+            args += ["--mode", mode]
+        if config:
+            args += ["--config", config]
+        os.execv(sys.executable, args)
+    return 0
+
+
+# --- the client's side -------------------------------------------------------------------
+
+def health(listen: str = DEFAULT_LISTEN, token: str | None = None,
+           timeout: float = 2.0) -> dict[str, Any]:
+    """``GET /health`` of a running server; raises OSError / ValueError when there is none
+    or it refuses the token. Used by ``doctor``."""
+    import http.client
+    import socket
+
+    kind, addr = parse_listen(listen)
+    if kind == "unix":
+        conn: Any = http.client.HTTPConnection("localhost", timeout=timeout)
+        sock = socket.socket(socket.AF_UNIX)
+        sock.settimeout(timeout)
+        sock.connect(addr)
+        conn.sock = sock
+    else:
+        conn = http.client.HTTPConnection(addr[0], addr[1], timeout=timeout)
+    try:
+        conn.request("GET", "/health", headers={
+            "Authorization": f"Bearer {token if token is not None else ensure_token()}"})
+        resp = conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            raise ValueError(f"HTTP {resp.status}: {body[:200].decode('utf-8', 'replace')}")
+        return json.loads(body)
+    finally:
+        conn.close()
