@@ -263,8 +263,9 @@ def make_server(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
     if config is not None:
         config = str(Path(config).expanduser().absolute())
     state = _State(token or ensure_token(), mode, config)
-    handler = type("BoundHandler", (Handler,), {"state": state})
     kind, addr = parse_listen(listen)
+    handler = type("BoundHandler", (Handler,), {"state": state,
+                                                "disable_nagle_algorithm": kind == "tcp"})
     if kind == "unix":
         if os.path.exists(addr):
             _remove_stale_socket(addr)
@@ -328,6 +329,12 @@ def serve(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
           flush=True)
     if ready is not None:
         ready(server)
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt   # the finally below closes and removes the socket
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve_forever(poll_interval=0.5)
     except KeyboardInterrupt:
