@@ -257,7 +257,6 @@ def test_stale_server_is_not_trusted(world, tmp_path):
     t = threading.Thread(target=server.serve_forever, daemon=True)
     t.start()
     try:
-        addr = "%s:%d" % server.server_address[:2]
         server.state.code = "not-the-installed-code"   # what an upgrade looks like from here
         serve.watch(server, interval=0.01).join(timeout=30)
         assert server.state.stale.is_set()
@@ -271,7 +270,7 @@ def test_stale_server_is_not_trusted(world, tmp_path):
     t = threading.Thread(target=stale.serve_forever, daemon=True)
     t.start()
     try:
-        addr = "%s:%d" % stale.server_address[:2]
+        addr = "{}:{}".format(*stale.server_address[:2])
         status, data = post(addr, "/hook/claude-code", b"{}", "Bearer " + "t" * 32)
         assert status == 503 and b"decision" not in data
     finally:

@@ -28,6 +28,7 @@ Code's ``onFailure: "block"`` blocks — and the server re-executes itself with 
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
@@ -343,10 +344,8 @@ def serve(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
         server.server_close()
         kind, addr = parse_listen(listen)
         if kind == "unix":
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(addr)
-            except OSError:
-                pass
     if server.state.stale.is_set():
         print("shellgate serve: the installed shellgate changed; restarting", file=sys.stderr,
               flush=True)
