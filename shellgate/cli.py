@@ -254,17 +254,25 @@ def _click_main(args: list[str]) -> None:
     @click.option("--dry-run", is_flag=True, help="Show the diff, change nothing.")
     @click.option("--mode", type=click.Choice(MODES), default=None,
                   help="Pin the hook's mode (default: map the agent's own permission mode).")
+    @click.option("--serve", "use_serve", is_flag=True,
+                  help="Answer through `shellgate serve` (Claude Code: http hook; others: the "
+                       "serve client, with in-process fallback).")
+    @click.option("--listen", default=None, metavar="127.0.0.1:PORT|unix:PATH",
+                  help="The server's address for --serve (default: 127.0.0.1:8477).")
     @json_opt
-    def init(agent: str, scope: str, dry_run: bool, mode: str | None, as_json: bool) -> None:
+    def init(agent: str, scope: str, dry_run: bool, mode: str | None, use_serve: bool,
+             listen: str | None, as_json: bool) -> None:
         """Install the shellgate hook into AGENT's settings (idempotent; shows the diff)."""
         import json
 
         from .integrations.install import InstallError, render
         from .integrations.install import init as do_init
+        from .integrations.serve import DEFAULT_LISTEN, ServeError
 
+        serve_at = (listen or DEFAULT_LISTEN) if use_serve or listen else None
         try:
-            plan = do_init(agent, scope, dry_run=dry_run, mode=mode)
-        except InstallError as exc:
+            plan = do_init(agent, scope, dry_run=dry_run, mode=mode, serve=serve_at)
+        except (InstallError, ServeError) as exc:
             raise click.ClickException(str(exc)) from exc
         if as_json:
             click.echo(json.dumps({"path": str(plan.path), "changed": plan.changed,

@@ -19,12 +19,13 @@ def read(path):
 @pytest.mark.parametrize("agent,rel,event,matcher,timeout", [
     ("claude-code", ".claude/settings.json", "PreToolUse",
      "Bash|Read|Write|Edit|MultiEdit|NotebookEdit", 30),
-    ("codex", ".codex/hooks.json", "PreToolUse", "Bash|apply_patch", 30),
+    ("codex", ".codex/hooks.json", "PreToolUse", "^(Bash|apply_patch)$", 30),  # < 0.124
     ("gemini", ".gemini/settings.json", "BeforeTool",
      "run_shell_command|read_file|write_file|replace", 30_000),
 ])
 def test_fresh_install_shape(tmp_path, agent, rel, event, matcher, timeout):
-    p = install.init(agent, "user", home=tmp_path, command=CMD.format(agent=agent))
+    p = install.init(agent, "user", home=tmp_path, command=CMD.format(agent=agent),
+                     version=(0, 123, 0) if agent == "codex" else None, compile=False)
     path = tmp_path / rel
     assert p.path == path and p.changed and p.before is None
     assert p.diff.startswith("--- /dev/null")
@@ -46,7 +47,7 @@ def test_idempotent(tmp_path, agent):
     assert not again.changed and again.diff == ""
     assert first.path.read_bytes() == before
     assert not first.path.with_name(first.path.name + ".shellgate.bak").exists()
-    assert len(install.find_handlers(read(first.path), agent)) == 1
+    assert len(install.find_handlers(install.read_settings(first.path), agent)) == 1
 
 
 def test_keeps_other_settings_and_hooks_and_indent(tmp_path):
@@ -87,7 +88,7 @@ def test_updates_an_old_shellgate_hook_in_place(tmp_path):
     [(matcher, handler)] = install.find_handlers(read(path), "claude-code")
     assert matcher.startswith("Bash|Read")
     assert handler == {"type": "command", "command": CMD.format(agent="claude-code"),
-                       "timeout": 30, "custom": 1}
+                       "timeout": 30, "custom": 1, "onFailure": "block"}
     assert p.changed
 
 
@@ -122,7 +123,7 @@ def test_scopes_and_codex_home(tmp_path):
     assert install.settings_path("claude-code", "local", project=tmp_path) == \
         tmp_path / ".claude" / "settings.local.json"
     assert install.settings_path("codex", "user", environ={"CODEX_HOME": "/ch"}) == \
-        install.Path("/ch/hooks.json")
+        install.Path("/ch/config.toml")
     assert install.settings_path("gemini", "project", project=tmp_path) == \
         tmp_path / ".gemini" / "settings.json"
     with pytest.raises(InstallError):

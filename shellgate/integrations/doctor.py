@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._record import record
-from .install import AGENTS, agent_hook, find_handlers, settings_path
+from .install import AGENTS, agent_hook, find_handlers, read_settings, settings_files
 
 SELF_TEST_TIMEOUT = 30.0
 
@@ -153,15 +153,16 @@ def hook_checks(agent: str, *, home: str | Path | None = None, project: str | Pa
     checks: list[Check] = []
     commands: list[str] = []
     scopes = ["user", "project"] + (["local"] if spec.local_file else [])
-    for scope in scopes:
-        path = settings_path(agent, scope, home=home, project=project, environ=environ)
+    for scope, path in ((sc, p) for sc in scopes
+                        for p in settings_files(agent, sc, home=home, project=project,
+                                                environ=environ)):
         if not path.is_file():
             continue
         name = f"hook {agent} ({scope})"
         try:
-            data = json.loads(path.read_text(encoding="utf-8") or "{}")
+            data = read_settings(path)
         except (OSError, ValueError) as exc:
-            checks.append(Check(name, False, f"{path}: cannot read it as JSON ({exc})"))
+            checks.append(Check(name, False, f"{path}: cannot read it ({exc})"))
             continue
         found = find_handlers(data, agent)
         if not found:
@@ -280,6 +281,12 @@ def run(workspace: str | Path | None = None, *, config: str | None = None,
             checks += part()
         except Exception as exc:  # noqa: BLE001
             checks.append(Check("doctor", False, f"{type(exc).__name__}: {exc}"))
+    try:  # fail-open or stale hook settings, the serve server, bytecode (install.py)
+        from .install import health_checks
+
+        checks += [Check(*c) for c in health_checks(home=home, project=ws, environ=environ)]
+    except Exception as exc:  # noqa: BLE001
+        checks.append(Check("hook settings", False, f"{type(exc).__name__}: {exc}"))
     for agent in agents:
         try:
             found, commands = hook_checks(agent, home=home, project=ws, environ=environ)
