@@ -282,3 +282,38 @@ def test_hook_size_limit_from_config(env, tmp_path):
     assert decision == "ask" and "max_command" in reason
     decision, _ = hook(env, "gemini", payload("ls " + "a" * 20, "gemini"), "--config", cfg)
     assert decision == "deny"
+
+
+@needs_exe
+def test_mcp_check_and_run_respect_the_size_limit(tmp_path, env):
+    """The MCP server (real SDK client over stdio): an over-limit command is asked about
+    and not run, whatever the tool."""
+    pytest.importorskip("mcp", reason="the mcp SDK is not installed")
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    work = Path(env["HOME"]).parent / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    cfg = Path(env["XDG_CONFIG_HOME"]) / "shellgate" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text("[limits]\nmax_command = 50\n")
+    marker = work / "made"
+    big = f"touch {marker} # " + "x" * 80
+    params = StdioServerParameters(command=EXE, args=["mcp", "--mode", "trust"], env=env,
+                                   cwd=str(work))
+
+    async def main():
+        async with Client(params, mode="legacy") as client:
+            r = await client.call_tool("check_command", {"command": big})
+            assert r.structured_content["decision"] == "ask"
+            assert r.structured_content["rule"] == "limits"
+            r = await client.call_tool("run_readonly_command", {"command": big})
+            assert r.is_error
+            r = await client.call_tool("run_command", {"command": big})
+            assert r.is_error and r.structured_content["status"] != "ran"
+            r = await client.call_tool("check_command", {"command": "ls"})
+            assert r.structured_content["decision"] == "allow"
+
+    anyio.run(main)
+    assert not marker.exists()
