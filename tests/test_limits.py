@@ -317,3 +317,57 @@ def test_mcp_check_and_run_respect_the_size_limit(tmp_path, env):
 
     anyio.run(main)
     assert not marker.exists()
+
+
+# --- growth, counted in Python steps (not wall-clock) ---------------------------------------
+
+def steps(command: str) -> int:
+    """Python lines shellgate executes to analyse ``command`` (and build the permission
+    view): a machine-independent measure of work."""
+    from shellgate.bash.analysis import analyse
+    from shellgate.bash.facts import Context
+    from shellgate.permission.subject import parse_view
+
+    ctx = Context.here(cwd="/tmp", workspace="/tmp")
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if "/shellgate/" not in frame.f_code.co_filename:
+            return None
+        count += event == "line"
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        a = analyse(command, ctx)
+        parse_view(command, a.script)
+    finally:
+        sys.settrace(None)
+    return count
+
+
+GROWTH = {
+    # shape(n) -> command; doubling n must not much more than double the work
+    "pipeline stages": lambda n: " | ".join(["cat"] * n + ["sh"]),
+    "deep quoted substitutions": lambda n: "echo " + '"$(echo ' * 40 + "a b" * (7 * n) + ')"' * 40,
+    "words": lambda n: "echo " + "ab " * n,
+    "unparsed, long": lambda n: "echo 'x " + "a " * (10 * n),
+}
+
+
+@pytest.mark.parametrize("shape", GROWTH)
+def test_work_grows_linearly(shape):
+    make = GROWTH[shape]
+    small, large = steps(make(150)), steps(make(300))
+    assert large <= 2.3 * small, (small, large)
+
+
+@pytest.mark.parametrize("open_,close", [("$(echo ", ")"), ('"$(echo ', ')"')])
+def test_long_text_inside_deep_nesting_costs_no_steps_per_character(open_, close):
+    """Every nested command rescans its word's text; plain runs are one regex step, so the
+    Python work depends on the depth, not on the length of the text (was depth x length)."""
+    def make(n):
+        return "echo " + open_ * 40 + "a" * n + close * 40
+    small, large = steps(make(5_000)), steps(make(20_000))
+    assert large <= 1.1 * small, (small, large)

@@ -117,15 +117,19 @@ class Prepass:
 
     def text(self, start: int, end: int) -> str:
         """The masked text of ``src[start:end]`` for bashlex: constructs inside it (but not
-        the region itself) become one ``%`` word each."""
-        chars = self.base[start:end]
-        for op in self._inside(start, end):
+        the region itself) become one ``%`` word each. Only the region's own characters go
+        through the character list; a masked construct is one string product, so a nest of
+        d regions costs d fast copies rather than d passes over every character."""
+        base, parts, pos = self.base, [], start
+        for op in sorted(self._inside(start, end), key=_start_of):
             s, e = op.span
             mask = op.fill * (e - s)
             if op.kind == "forarith":  # `for ((…))do` is fine for bash: keep a separator
                 mask = mask[:-1] + " "
-            chars[s - start:e - start] = mask
-        return "".join(chars)
+            parts += ("".join(base[pos:s]), mask)
+            pos = e
+        parts.append("".join(base[pos:end]))
+        return "".join(parts)
 
     def _inside(self, start: int, end: int) -> list[Opaque]:
         """The outermost constructs within ``[start, end)`` (siblings are sorted by start and
@@ -147,6 +151,10 @@ class Prepass:
 
 def _end_of(op: Opaque) -> int:
     return op.span[1]
+
+
+def _start_of(op: Opaque) -> int:
+    return op.span[0]
 
 
 class _Scanner:
