@@ -352,6 +352,7 @@ GROWTH = {
     "pipeline stages": lambda n: " | ".join(["cat"] * n + ["sh"]),
     "deep quoted substitutions": lambda n: "echo " + '"$(echo ' * 40 + "a b" * (7 * n) + ')"' * 40,
     "words": lambda n: "echo " + "ab " * n,
+    "wrapper chains": lambda n: "sudo nice timeout 1 " * (2 * n) + "ls",
     "unparsed, long": lambda n: "echo 'x " + "a " * (10 * n),
 }
 

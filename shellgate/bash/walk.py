@@ -495,6 +495,8 @@ class Walker:
     # ------------------------------------------------------------------ wrappers
     def unwrap(self, idx: int) -> None:
         cmd = self.commands[idx]
+        if len(cmd.via) > 2 * _lex.MAX_DEPTH:  # each level copies the via chain: quadratic
+            raise Unsupported("commands nested too deep (wrappers)", cmd.span)
         for inner in unwrap(cmd.words):
             via = (*_strip_top(cmd.via), inner.via)
             if inner.words:
