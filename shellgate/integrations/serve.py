@@ -150,6 +150,7 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     protocol_version = "HTTP/1.1"   # keep-alive: a client may send many hooks on one connection
     disable_nagle_algorithm = True  # else keep-alive requests wait ~40 ms on delayed ACKs
+    timeout = 60                    # seconds a connection may sit idle or trickle a request
     state: _State                   # set on the subclass made by :func:`make_server`
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
