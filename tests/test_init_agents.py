@@ -120,6 +120,8 @@ def test_default_command_is_the_real_script_by_absolute_path():
     ("claude-code", (2, 1, 295), "found claude 2.1.295"),
     ("codex", (0, 123, 9), "reads hooks.json"),
     ("codex", None, "gave no version"),
+    ("gemini", (0, 26, 0), "hooksConfig"),
+    ("gemini", (0, 27, 0), "found gemini 0.27.0"),
 ])
 def test_version_notes(agent, version, fragment):
     assert any(fragment in n for n in install.version_notes(agent, version))
@@ -197,6 +199,15 @@ def test_doctor_flags_a_fail_open_claude_hook(tmp_path):
     install.init("claude-code", "user", home=tmp_path, version=(2, 1, 302), compile=False)
     got = [f for f in findings(tmp_path) if f[0].startswith("hook")]
     assert got == []
+
+
+def test_doctor_flags_gemini_hooks_switched_off(tmp_path):
+    p = install.init("gemini", "user", home=tmp_path, version=None, compile=False)
+    data = json.loads(p.path.read_text())
+    p.path.write_text(json.dumps({**data, "hooksConfig": {"enabled": False}}))
+    got = findings(tmp_path)
+    assert any(not ok and level == "error" and "hooksConfig.enabled is false" in d
+               for _, ok, d, level in got)
 
 
 def test_doctor_flags_a_stale_script_path(tmp_path):

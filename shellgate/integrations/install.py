@@ -54,6 +54,7 @@ SCOPES = ("user", "project", "local")
 HOOK_TIMEOUT_S = 30
 CLAUDE_ON_FAILURE = (2, 1, 295)     # first Claude Code with onFailure: "block"
 CODEX_TOML_HOOKS = (0, 124, 0)      # first Codex reading hooks from config.toml, on by default
+GEMINI_HOOKS_ON = (0, 27, 0)        # first Gemini CLI with hooks on by default
 _BEGIN = "# >>> shellgate hook (managed by `shellgate init codex`) >>>"
 _END = "# <<< shellgate hook <<<"
 
@@ -118,8 +119,8 @@ def agent_hook(agent: str) -> AgentHook:
     if agent == "gemini":
         return AgentHook(agent, "BeforeTool", _matcher(agent), (".gemini", "settings.json"),
                          (".gemini", "settings.json"), None,
-                         ("If your Gemini CLI keeps hooks behind a switch, turn on "
-                          "'Enable Hooks System' in /settings and restart it.",
+                         ("Gemini CLI reads a project's .gemini/settings.json only in a "
+                          "trusted folder; `hooksConfig.enabled: false` turns every hook off.",
                           "Gemini hooks cannot ask: shellgate turns ask into deny with "
                           "instructions to approve."))
     raise InstallError(f"unknown agent {agent!r}: use one of {', '.join(AGENTS)}")
@@ -168,6 +169,10 @@ def version_notes(agent: str, version: tuple[int, int, int] | None) -> tuple[str
         return (f"Codex {_vtext(version)} reads hooks.json and needs `[features] codex_hooks = "
                 f"true` in config.toml; {_vtext(CODEX_TOML_HOOKS)} and later read config.toml "
                 "with hooks on by default.",)
+    if agent == "gemini" and version < GEMINI_HOOKS_ON:
+        return (f"Gemini CLI {_vtext(version)} keeps hooks off by default: set "
+                '`"hooksConfig": {"enabled": true}` in settings.json (on by default from '
+                f"{_vtext(GEMINI_HOOKS_ON)}).",)
     return (f"found {prog} {_vtext(version)}",)
 
 
@@ -594,6 +599,11 @@ def health_checks(*, home: str | Path | None = None, project: str | Path | None 
                 except (OSError, ValueError):
                     continue   # the JSON check reports it
                 name = f"hook {agent} ({scope}) settings"
+                hooks_cfg = data.get("hooksConfig")
+                if agent == "gemini" and isinstance(hooks_cfg, dict) and \
+                        hooks_cfg.get("enabled") is False:
+                    out.append((name, False, f"{path}: hooksConfig.enabled is false: Gemini "
+                                "runs no hook, shellgate included", "error"))
                 for _matcher, h in find_handlers(data, agent, ("command", "http")):
                     out += _handler_findings(name, path, agent, spec, h, mine)
     missing = missing_bytecode()
