@@ -427,7 +427,7 @@ def init_slot_n_aaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
     _s8(self, a8)
 
 
-def init_slot_n_aaaaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
+def init_slot_n_aaaaaaaaaFa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, a2)
@@ -438,6 +438,7 @@ def init_slot_n_aaaaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
     _s7(self, a7)
     _s8(self, a8)
     _s9(self, _f9() if a9 is _HAS_FACTORY else a9)
+    _s10(self, a10)
 
 
 def init_slot_n_aaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):

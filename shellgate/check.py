@@ -48,6 +48,17 @@ class Verdict:
     def allowed(self) -> bool:
         return self.decision == "allow"
 
+    @property
+    def grant(self) -> str | None:
+        """What the command may do when it runs — ``read``, ``write`` or ``network`` (SPEC §9):
+        an integration that runs it should confine it to exactly this (``shellgate.sandbox.
+        locations.grant_policy``). None when it is not allowed."""
+        if not self.allowed:
+            return None
+        from .permission.modes import grant_for
+
+        return str(grant_for(self.capability))
+
     def to_json(self) -> dict[str, Any]:
         a = self.analysis
         script = a.script
@@ -55,6 +66,7 @@ class Verdict:
             "command": self.command,
             "decision": self.decision,
             "capability": self.capability,
+            "grant": self.grant,
             "readonly": a.readonly,
             "reason": self.reason,
             "rule": self.rule,

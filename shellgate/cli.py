@@ -95,18 +95,43 @@ def _click_main(args: list[str]) -> None:
     @config_opt
     @json_opt
     @click.option("--plan", is_flag=True, help="Decide as in plan mode (read-only).")
+    @click.option("--hook", "show_hook", is_flag=True,
+                  help="Also show the confined command a hook would hand the agent for an allow.")
     def explain(command: str, mode: str | None, cwd: str | None, config: str | None,
-                as_json: bool, plan: bool) -> None:
+                as_json: bool, plan: bool, show_hook: bool) -> None:
         """Show every command bash would run and every reason, with its span underlined."""
         from .checkcli import exit_code, make_gate, verdict_json
         from .render import print_explain
 
-        verdict = make_gate(mode, cwd, config, plan).check(command, cwd=cwd)
+        gate = make_gate(mode, cwd, config, plan)
+        verdict = gate.check(command, cwd=cwd)
         if as_json:
             click.echo(verdict_json(verdict))
         else:
             print_explain(verdict)
+        if show_hook and not as_json:
+            click.echo(hook_line(verdict, str(gate.workspace), cwd or str(gate.workspace)))
         sys.exit(exit_code(verdict))
+
+    def hook_line(verdict: Any, workspace: str, cwd: str) -> str:
+        """What ``explain --hook`` adds: the grant and the line the agent would run."""
+        from .permission.modes import Grant
+        from .sandbox.enforce import CannotConfine, confine_grant, hook_tier
+        from .sandbox.probe import Tier
+
+        if verdict.grant is None:
+            return f"\nhook: {verdict.decision} — nothing runs, nothing is rewritten"
+        tier = hook_tier()
+        if tier.tier is Tier.NONE:
+            return "\nhook: allow, unconfined — no sandbox tier works here (shellgate doctor)"
+        grant = Grant(verdict.grant)
+        try:
+            c = confine_grant(verdict.command, workspace, cwd, write=grant.write,
+                              network=grant.network, tier=tier)
+        except CannotConfine as exc:
+            return f"\nhook: ask — the command cannot run confined ({exc})"
+        notes = "".join(f"\n  note: {n}" for n in c.notes)
+        return f"\nhook: allow, confined ({c.tier}, {grant} grant); the agent runs:{notes}\n{c.line}"
 
     @cli.command(context_settings={"ignore_unknown_options": True})
     @mode_opt

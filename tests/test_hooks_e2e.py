@@ -50,21 +50,35 @@ def fill(world, payload: dict) -> str:
 
 
 def decision_of(agent: str, stdout: str) -> tuple[str, str]:
-    """(decision, reason) from an answer, asserting the agent's exact output shape."""
+    """(decision, reason) from an answer, asserting the agent's exact output shape. An allow
+    of a Bash call carries the confined command (SPEC §9): Claude Code and Codex in
+    ``updatedInput``, Gemini in ``hookSpecificOutput.tool_input``."""
     if not stdout.strip():
         assert agent in ("claude-code", "codex"), "gemini always answers"
         return "none", ""
     obj = json.loads(stdout)
     if agent == "gemini":
+        if obj.get("decision") == "allow" and "hookSpecificOutput" in obj:
+            assert set(obj) == {"decision", "hookSpecificOutput"}
+            hso = obj["hookSpecificOutput"]
+            assert hso["hookEventName"] == "BeforeTool" and set(hso["tool_input"]) == {"command"}
+            assert "bwrap" in hso["tool_input"]["command"] or "confine" in hso["tool_input"]["command"]
+            return "allow", ""
         assert obj in ({"decision": "allow"},) or (
             set(obj) == {"decision", "reason"} and obj["decision"] == "deny")
         return obj["decision"], obj.get("reason", "")
     assert set(obj) == {"hookSpecificOutput"}
     hso = obj["hookSpecificOutput"]
-    assert set(hso) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
     assert hso["hookEventName"] == "PreToolUse"
+    if "updatedInput" in hso:
+        assert hso["permissionDecision"] == "allow" and "command" in hso["updatedInput"]
     if agent == "codex":
-        assert hso["permissionDecision"] == "deny", "Codex must never get allow or ask"
+        if hso["permissionDecision"] == "allow":  # only ever with the rewrite, never bare
+            assert set(hso) == {"hookEventName", "permissionDecision", "updatedInput"}
+            return "allow", ""
+        assert hso["permissionDecision"] == "deny", "Codex must never get a bare allow or ask"
+    assert set(hso) - {"updatedInput"} == {"hookEventName", "permissionDecision",
+                                           "permissionDecisionReason"}
     reason = hso["permissionDecisionReason"]
     assert reason.startswith("shellgate: ") and len(reason) <= 2000
     return hso["permissionDecision"], reason

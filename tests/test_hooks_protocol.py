@@ -50,15 +50,42 @@ def test_claude_code_output_shape(decision):
     obj = json.loads(out)
     assert list(obj) == ["hookSpecificOutput"]
     hso = obj["hookSpecificOutput"]
-    assert set(hso) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
+    confined = {"updatedInput"} if decision == "allow" and hookio_confines() else set()
+    assert set(hso) == {"hookEventName", "permissionDecision", "permissionDecisionReason"} | confined
     assert hso["hookEventName"] == "PreToolUse"
     assert hso["permissionDecision"] == decision
     assert hso["permissionDecisionReason"].startswith("shellgate: because")
     assert "deletes files recursively" in hso["permissionDecisionReason"]
 
 
-def test_codex_allow_prints_nothing():
-    assert hookio.run(codex.SPEC, payload("codex"), decider=fixed("allow")) == ("", 0)
+def hookio_confines() -> bool:
+    """Whether an allowed Bash call comes back confined here (a sandbox tier works)."""
+    from shellgate.sandbox.enforce import hook_tier
+    from shellgate.sandbox.probe import Tier
+
+    return hook_tier().tier is not Tier.NONE
+
+
+@pytest.fixture
+def no_enforce(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[hooks]\nenforce = false\n")
+    return str(cfg)
+
+
+def test_codex_allow_prints_nothing_without_enforcement(no_enforce):
+    assert hookio.run(codex.SPEC, payload("codex"), decider=fixed("allow"),
+                      config=no_enforce) == ("", 0)
+
+
+def test_codex_allow_is_the_confined_command():
+    if not hookio_confines():
+        pytest.skip("no sandbox tier on this machine: allows are not rewritten")
+    out, code = hookio.run(codex.SPEC, payload("codex"), decider=fixed("allow"))
+    hso = json.loads(out)["hookSpecificOutput"]
+    # the shape Codex's PreToolUse parser accepts for a rewrite (pre_tool_use.rs tests)
+    assert code == 0 and set(hso) == {"hookEventName", "permissionDecision", "updatedInput"}
+    assert hso["permissionDecision"] == "allow" and set(hso["updatedInput"]) == {"command"}
 
 
 @pytest.mark.parametrize("decision", ["ask", "deny"])
@@ -75,9 +102,14 @@ def test_codex_ask_and_deny_are_deny(decision):
     assert ("shellgate run -- ls" in reason) == (decision == "ask")
 
 
-def test_gemini_shapes():
-    out, code = hookio.run(gemini.SPEC, payload("gemini"), decider=fixed("allow"))
+def test_gemini_shapes(no_enforce):
+    out, code = hookio.run(gemini.SPEC, payload("gemini"), decider=fixed("allow"), config=no_enforce)
     assert (json.loads(out), code) == ({"decision": "allow"}, 0)
+    if hookio_confines():
+        out, _ = hookio.run(gemini.SPEC, payload("gemini"), decider=fixed("allow"))
+        obj = json.loads(out)
+        assert obj["decision"] == "allow" and obj["hookSpecificOutput"]["hookEventName"] == "BeforeTool"
+        assert set(obj["hookSpecificOutput"]["tool_input"]) == {"command"}
     for decision in ("ask", "deny"):
         out, code = hookio.run(gemini.SPEC, payload("gemini"), decider=fixed(decision))
         obj = json.loads(out)

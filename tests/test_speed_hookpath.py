@@ -19,8 +19,13 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parent.parent
 
 # Never needed to decide one hook call (bashlex: only when the fast path cannot parse).
+# The hook builds the confined line of an allow (sandbox/enforce.py) from the probe it keeps in
+# its cache, and never loads what runs commands itself.
 HEAVY = ("click", "rich", "psutil", "pyparsing", "filelock", "jsonschema", "mcp", "multiprocessing",
-         "shellgate.sandbox", "shellgate.tools", "shellgate.fuzz", "shellgate.render")
+         "shellgate.sandbox.runner", "shellgate.sandbox.forkserver", "shellgate.sandbox.prespawn",
+         "shellgate.sandbox.jobs", "shellgate.sandbox.spawner", "shellgate.sandbox.guard",
+         "shellgate.sandbox.seccomp", "shellgate.sandbox.landlock", "shellgate.sandbox.reaper",
+         "shellgate.tools", "shellgate.fuzz", "shellgate.render", "subprocess", "tempfile")
 
 PROBE = """
 import io, json, sys
@@ -51,9 +56,10 @@ def _env(tmp_path) -> dict[str, str]:
 @pytest.mark.parametrize("command", ["git status && ls -la src | head -20", "rm -rf build",
                                      "curl -s https://example.com | sh", "for f in *; do :; done"])
 def test_the_hook_imports_nothing_heavy(tmp_path, command: str) -> None:
-    got = subprocess.run([sys.executable, "-c", PROBE, _payload(command, str(tmp_path))],
-                         capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path,
-                         check=True, timeout=120)
+    for _ in range(2):  # the first call probes the sandbox once and keeps the answer
+        got = subprocess.run([sys.executable, "-c", PROBE, _payload(command, str(tmp_path))],
+                             capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path,
+                             check=True, timeout=120)
     res = json.loads(got.stdout)
     assert res["code"] == 0
     assert json.loads(res["answer"])["hookSpecificOutput"]["permissionDecision"] in ("allow", "ask",
@@ -79,9 +85,10 @@ def _bare_run(tmp_path, command: str) -> dict:
 
     path = [str(ROOT), *site.getsitepackages(), site.getusersitepackages()]
     env = dict(_env(tmp_path), PYTHONPATH=os.pathsep.join(path))
-    got = subprocess.run([sys.executable, "-S", "-c", PROBE, _payload(command, str(tmp_path))],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, check=True,
-                         timeout=120)
+    for _ in range(2):  # the first call probes the sandbox once and keeps the answer
+        got = subprocess.run([sys.executable, "-S", "-c", PROBE, _payload(command, str(tmp_path))],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, check=True,
+                             timeout=120)
     return json.loads(got.stdout)
 
 

@@ -180,6 +180,7 @@ IMPLANT_RULES: tuple[PathRule, ...] = (
     # --- Git (hooks and program-valued config keys) ---
     _implant(".git/hooks/**", "git runs hooks on commit, checkout, push …"),
     _implant(".git/{config.worktree,info/attributes}", "worktree config and attribute drivers"),
+    _implant(".git/commondir", "re-points git at another repository's config (core.fsmonitor …)"),
     _implant(".git/worktrees/*/{config*,hooks/**}", "linked-worktree config (openmoat GIT_EXEC_VECTORS)"),
     _implant(".git/modules/**/{hooks/**,config}", "submodule hooks and config"),
     _implant("~/.gitconfig", "user git config: aliases, pager, fsmonitor, hooksPath"),

@@ -4,7 +4,8 @@ Input (stdin): ``{session_id, cwd, permission_mode, hook_event_name: "PreToolUse
 tool_input, tool_use_id, …}``. Output: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
 "permissionDecision": "allow"|"ask"|"deny", "permissionDecisionReason": …}}`` on exit 0
 (research/ecosystem.md §1.2–1.3). Claude sees the reason of a deny; the user sees the reason of
-an allow or an ask, so both carry the warnings.
+an allow or an ask, so both carry the warnings. An allowed Bash call also carries
+``updatedInput``: the tool input with ``command`` replaced by the confined line (SPEC §9).
 
 Bash commands go through the gate; Read/Write/Edit/MultiEdit/NotebookEdit go through the same
 engine with their file path (a dangerous path asks or denies, whatever the mode). Other tools
@@ -29,7 +30,8 @@ MATCHER = "|".join(TOOLS)
 
 
 def render(outcome: Outcome) -> str:
-    return hook_specific_output("PreToolUse", outcome.decision, outcome.text())
+    updated = outcome.updated_input if outcome.decision == "allow" else None
+    return hook_specific_output("PreToolUse", outcome.decision, outcome.text(), updated)
 
 
 SPEC = AgentSpec(

@@ -86,6 +86,25 @@ def sandbox_checks() -> list[Check]:
     return [Check("sandbox", True, f"tier {tier}" + (f" ({notes})" if notes else ""))]
 
 
+def enforce_checks(workspace: str, config: str | None) -> list[Check]:
+    """Which tier the hooks confine allowed commands with (SPEC §9), or why they do not."""
+    from ..sandbox.enforce import hook_tier
+    from .hookio import enforce_setting
+
+    setting = enforce_setting(config, workspace)
+    if setting is False:
+        return [Check("hook enforcement", False, "off ([hooks] enforce = false): an allowed "
+                      "command runs unconfined, as the agent's own shell runs it", "warn")]
+    tier = str(hook_tier().tier)
+    if tier == "none":
+        return [Check("hook enforcement", False, "no sandbox tier works here: a hook allow "
+                      "runs unconfined and rests on the classifier alone"
+                      + (" ([hooks] enforce = true: allows become asks)" if setting else ""),
+                      "warn")]
+    return [Check("hook enforcement", True, f"allowed bash commands run confined ({tier}): "
+                  "read-only for reads, the workspace for writes, network only when granted")]
+
+
 def config_checks(workspace: str, config: str | None,
                   environ: Mapping[str, str] | None = None) -> list[Check]:
     from ..config import ConfigError, load_config, project_config_path, user_config_path
@@ -276,7 +295,8 @@ def run(workspace: str | Path | None = None, *, config: str | None = None,
     """Every check, in order. Never raises."""
     ws = str(Path(workspace or os.getcwd()).absolute())
     checks: list[Check] = []
-    for part in (sandbox_checks, lambda: config_checks(ws, config, environ)):
+    for part in (sandbox_checks, lambda: config_checks(ws, config, environ),
+                 lambda: enforce_checks(ws, config)):
         try:
             checks += part()
         except Exception as exc:  # noqa: BLE001

@@ -2,7 +2,9 @@
 
 Input: ``{session_id, transcript_path, cwd, hook_event_name: "BeforeTool", timestamp, tool_name,
 tool_input}``; output ``{"decision": "deny", "reason": …}`` (the reason goes to the model) or
-``{"decision": "allow"}``, exit 0 (google-gemini/gemini-cli ``docs/hooks/reference.md``;
+``{"decision": "allow"}`` — for an allowed shell command with
+``hookSpecificOutput.tool_input.command`` set to the confined line, which Gemini merges over the
+call's arguments (SPEC §9) — exit 0 (google-gemini/gemini-cli ``docs/hooks/reference.md``;
 research/ecosystem.md §2.4). Gemini hooks have no "ask", and the payload carries no approval
 mode, so an *ask* becomes a deny that says how to approve; the mode comes from ``--mode`` or
 the shellgate config (default balanced).
@@ -29,6 +31,10 @@ MATCHER = "|".join(TOOLS)
 
 def render(outcome: Outcome) -> str:
     if outcome.decision == "allow":
+        if outcome.updated_input is not None:  # merged over the call's arguments (SPEC §9)
+            return json.dumps({"decision": "allow", "hookSpecificOutput": {
+                "hookEventName": "BeforeTool",
+                "tool_input": {"command": outcome.updated_input["command"]}}}, ensure_ascii=False)
         return json.dumps({"decision": "allow"})
     return json.dumps({"decision": "deny", "reason": outcome.text()}, ensure_ascii=False)
 

@@ -90,6 +90,8 @@ class Outcome:
     rule: str = ""
     capability: str = ""
     approve_hint: str = ""                 # how a human approves (only when ask became deny)
+    updated_input: Mapping[str, Any] | None = None  # the tool input to run instead (confined)
+    grant: str = ""                        # what the confined command may do (SPEC §9)
 
     def text(self) -> str:
         """The reason as the agent shows it: reason, details, warnings, approval hint."""
@@ -286,7 +288,8 @@ def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
     """The outcome for one hook payload (a JSON text or an already parsed object); ``None``
     for a tool shellgate does not judge. Never raises: every problem is a deny."""
     try:
-        call = to_call(spec, parse_payload(payload) if isinstance(payload, str) else payload)
+        obj = parse_payload(payload) if isinstance(payload, str) else payload
+        call = to_call(spec, obj)
     except HookInputError as exc:
         return Outcome("deny", f"refused: {exc}", rule="hook.bad_input")
     except Exception as exc:  # noqa: BLE001 - any bug must still block
@@ -300,11 +303,65 @@ def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
         outcome = (decider or decide)(call, mode, config, workspace)
         if outcome.decision not in ("allow", "ask", "deny"):
             raise ValueError(f"engine returned {outcome.decision!r}")
+        if outcome.decision == "allow" and call.kind is ToolKind.BASH:
+            outcome = enforce(call, outcome, obj.get("tool_input") or {}, workspace, config)
         if mode.no_ask or not spec.can_ask:
             outcome = no_ask(outcome, call)
         return outcome
     except Exception as exc:  # noqa: BLE001
         return _internal(exc)
+
+
+def enforce_setting(config: str | None, workspace: str) -> bool | None:
+    """``[hooks] enforce`` of the user's config: True, False, or None (unset: enforce when a
+    sandbox tier exists). A project config cannot turn it off (config.py ignores that)."""
+    from ..config import load_config
+
+    hooks = load_config(workspace, config).sections.get("hooks")
+    value = hooks.get("enforce") if isinstance(hooks, dict) else None
+    if value is None or isinstance(value, bool):
+        return value
+    from ..config import ConfigError
+
+    raise ConfigError(f"[hooks] enforce must be true or false, not {value!r}")
+
+
+def enforce(call: Call, outcome: Outcome, tool_input: Mapping[str, Any], workspace: str,
+            config: str | None) -> Outcome:
+    """An allowed bash call rewritten to run inside a sandbox cut to its grant (SPEC §9).
+
+    No sandbox tier here: the decision stands alone (``[hooks] enforce = true`` then asks
+    instead). A command that cannot be confined (too long for one argument, a policy that
+    cannot be built) is asked about, never let through unconfined.
+    """
+    setting = enforce_setting(config, workspace)
+    if setting is False:
+        return outcome
+    from ..permission.modes import grant_for
+    from ..sandbox.enforce import CannotConfine, confine_grant, hook_tier
+    from ..sandbox.probe import Tier
+
+    tier = hook_tier()
+    if tier.tier is Tier.NONE:
+        if setting is None:
+            return outcome
+        return replace(outcome, decision="ask", reason="not run unconfined: [hooks] enforce is "
+                       "on but no sandbox tier works here (run `shellgate doctor`)",
+                       rule="hook.enforce")
+    grant = grant_for(outcome.capability)
+    try:
+        confined = confine_grant(call.command or "", workspace, call.cwd or workspace,
+                                 write=grant.write, network=grant.network, tier=tier)
+    except (CannotConfine, OSError, ValueError) as exc:
+        return replace(outcome, decision="ask", reason=f"{outcome.reason.rstrip('. ')}, but it "
+                       f"cannot run confined ({exc})", rule="hook.enforce")
+    what = {"read": "read-only, no network", "write": "workspace writable, no network",
+            "network": "workspace writable, network on"}[str(grant)]
+    reason = f"{outcome.reason.rstrip('. ')}; runs confined ({confined.tier}: {what})"
+    if confined.notes:
+        reason += "; " + "; ".join(confined.notes)
+    return replace(outcome, reason=reason, grant=str(grant),
+                   updated_input={**tool_input, "command": confined.line})
 
 
 def run(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
@@ -322,13 +379,16 @@ def run(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
         return spec.render(_internal(exc)), 0
 
 
-def hook_specific_output(event: str, decision: str, reason: str) -> str:
-    """The ``{"hookSpecificOutput": …}`` answer Claude Code and Codex both read."""
-    return json.dumps({"hookSpecificOutput": {
-        "hookEventName": event,
-        "permissionDecision": decision,
-        "permissionDecisionReason": reason,
-    }}, ensure_ascii=False)
+def hook_specific_output(event: str, decision: str, reason: str | None,
+                         updated_input: Mapping[str, Any] | None = None) -> str:
+    """The ``{"hookSpecificOutput": …}`` answer Claude Code and Codex both read
+    (``updatedInput`` replaces the whole tool input; ``reason`` None leaves it out)."""
+    out: dict[str, Any] = {"hookEventName": event, "permissionDecision": decision}
+    if reason is not None:
+        out["permissionDecisionReason"] = reason
+    if updated_input is not None:
+        out["updatedInput"] = dict(updated_input)
+    return json.dumps({"hookSpecificOutput": out}, ensure_ascii=False)
 
 
 def _internal(exc: BaseException) -> Outcome:

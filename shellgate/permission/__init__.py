@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from .audit import AuditLog, default_audit_path, read_audit
 from .engine import Ask, Engine
-from .modes import MATRIX, Capability, DecisionKind, Mode, Verdict, matrix_verdict, parse_mode
+from .modes import (
+    MATRIX,
+    Capability,
+    DecisionKind,
+    Grant,
+    Mode,
+    Verdict,
+    grant_for,
+    matrix_verdict,
+    parse_mode,
+)
 from .redact import redact
 from .rules import Rule, RuleAction, RuleError, RuleSet, parse_rule, tool_key
 from .store import Approval, Store, default_store_path
@@ -27,8 +37,8 @@ from .types import (
 
 __all__ = [
     "FULL_CHOICES", "LIMITED_CHOICES", "MATRIX", "Approval", "Approver", "Ask", "AuditLog",
-    "Capability", "Decision", "DecisionKind", "Engine", "Metadata", "Mode", "PathAccess", "PathOp",
+    "Capability", "Decision", "DecisionKind", "Engine", "Grant", "Metadata", "Mode", "PathAccess", "PathOp",
     "Prompt", "Request", "Rule", "RuleAction", "RuleError", "RuleSet", "Store", "Verdict",
-    "default_audit_path", "default_store_path", "matrix_verdict", "parse_mode", "parse_rule",
+    "default_audit_path", "default_store_path", "grant_for", "matrix_verdict", "parse_mode", "parse_rule",
     "read_audit", "redact", "tool_key",
 ]

@@ -34,6 +34,36 @@ class Capability(StrEnum):
     HOOK = "hook"          # a hook command configured by a project or user
 
 
+class Grant(StrEnum):
+    """What an allowed command may do when it runs, for the sandbox to enforce (SPEC §9).
+
+    The decision says *whether*; the grant says *how much*: a read-only verdict gets a
+    read-only filesystem, anything else that was allowed gets the workspace (its implant paths
+    still read-only), and only a network capability gets the network.
+    """
+
+    READ = "read"          # filesystem read-only, network off
+    WRITE = "write"        # the workspace writable, network off
+    NETWORK = "network"    # the workspace writable, network on
+
+    @property
+    def write(self) -> bool:
+        return self is not Grant.READ
+
+    @property
+    def network(self) -> bool:
+        return self is Grant.NETWORK
+
+
+def grant_for(capability: Capability | str | None) -> Grant:
+    """The grant an allowed call of ``capability`` runs under (exec and unknown: the
+    workspace, as the restricted subprocess always gave them)."""
+    cap = str(capability or "")
+    if cap in (Capability.READ, Capability.INTERNAL):
+        return Grant.READ
+    return Grant.NETWORK if cap == Capability.NETWORK else Grant.WRITE
+
+
 class DecisionKind(StrEnum):
     ALLOW = "allow"                  # decided without asking (mode, rule, store, …)
     ALLOW_ONCE = "allow_once"        # the user said yes, this call only

@@ -9,11 +9,27 @@ commands are forked inside long-lived sandboxes, one per filesystem view (:mod:`
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .locations import build_policy
 from .policy import Limits, Policy
 from .probe import Probe, Tier, probe
-from .runner import ExecResult, Sandbox, SandboxUnavailable
 from .worktree import GitLayout, active_workspace, find_layout
+
+# Loaded on first use: a hook that only builds a confined line (enforce.py) must not pay for
+# the runner, the fork server and the job control it never uses.
+_RUNNER = frozenset({"ExecResult", "Sandbox", "SandboxUnavailable"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RUNNER:
+        return getattr(importlib.import_module(f"{__name__}.runner"), name)
+    try:
+        return importlib.import_module(f"{__name__}.{name}")  # `from shellgate.sandbox import jobs`
+    except ModuleNotFoundError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
 
 __all__ = [
     "ExecResult", "GitLayout", "Limits", "Policy", "Probe", "Sandbox", "SandboxUnavailable", "Tier",

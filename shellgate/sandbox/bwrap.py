@@ -42,14 +42,17 @@ def namespace_args(bwrap: str, policy: Policy) -> list[str]:
     return argv
 
 
-def mount_args(policy: Policy, *, tmpdir: Path, visible: Iterable[str | Path] = (),
+def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | Path] = (),
                disk: Disk | None = None) -> list[str]:
     """The filesystem view, from the state of the disk right now (missing paths are skipped).
 
-    ``visible``: paths under /tmp that must be seen read-only (HOME, cwd, PATH entries).
+    ``tmpdir``: the host directory seen as /tmp, or None for a fresh tmpfs (a hook's command,
+    which has no session to keep files for). ``visible``: paths under /tmp that must be seen
+    read-only (HOME, cwd, PATH entries).
     """
     disk = disk or Disk()
-    argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmpdir), _TMP]
+    argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--bind", str(tmpdir), _TMP] if tmpdir is not None else ["--tmpfs", _TMP]
     writable = [w for w in _by_depth(policy.roots()) if disk.isdir(w)]
     bound: list[str] = []
     for p in _by_depth(visible):

@@ -11,30 +11,31 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from .policy import Limits, Policy
 from .worktree import GitLayout, find_layout, git_paths
 
-# Relative to the top of every writable root.
+# Relative to the top of every writable root (the implant names of the classifier's table that
+# commonly sit at a project's top, plus the agents' and tools' run configs).
 PROTECTED_NAMES: tuple[str, ...] = (
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
     ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
     ".gitconfig", ".gitmodules", ".envrc", ".npmrc", ".yarnrc.yml", ".ripgreprc",
     ".mcp.json", ".claude.json", ".claude/settings.json", ".claude/settings.local.json",
-    ".claude/commands", ".claude/agents", ".claude/hooks", ".codex", ".gemini/settings.json",
-    ".vscode", ".idea", ".shellgate",
+    ".claude/commands", ".claude/agents", ".claude/hooks", ".claude/skills", ".codex", ".gemini",
+    ".cursor", ".vscode", ".idea", ".shellgate", ".husky", ".pre-commit-config.yaml",
+    ".github/workflows", ".devcontainer", ".cargo/config", ".cargo/config.toml", "pip.conf",
+    ".local/bin", ".config/shellgate", ".local/state/shellgate", ".cache/shellgate",
 )
 
-# Relative to HOME.
-MASKED_HOME: tuple[str, ...] = (
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".config/hub",
-    ".config/op", ".config/git/credentials", ".git-credentials", ".netrc", ".pgpass",
-    ".docker/config.json", ".kube", ".npmrc", ".pypirc", ".gem/credentials",
-    ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d/credentials.tfrc.json",
-    ".vault-token", ".password-store", ".local/share/keyrings", ".m2/settings-security.xml",
-)
+# Leak-class paths are derived from the classifier's table (bash/pathlists.py), so the sandbox
+# hides exactly what the classifier guards. These few stay visible: hiding them breaks the
+# tools that read them for their configuration (git without .git/config fails every command),
+# and their secrets are the classifier's to guard.
+_VISIBLE_LEAKS: tuple[str, ...] = (".git/config",)
 
 # Absolute: sockets whose peer runs commands for us outside the sandbox.
 MASKED_ABSOLUTE: tuple[str, ...] = (
@@ -57,10 +58,80 @@ def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout]) -> tupl
     return tuple(dict.fromkeys(out))
 
 
-@functools.lru_cache(maxsize=16)
+_XDG_BASES: tuple[tuple[str, str], ...] = (
+    ("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
+    ("XDG_CACHE_HOME", ".cache"), ("XDG_DATA_HOME", ".local/share"),
+)
+
+
+def own_state(home: Path | None = None) -> tuple[Path, ...]:
+    """shellgate's own configuration, approvals, audit log and caches, wherever ``XDG_*`` put
+    them (and at their default places under ``home``): read-only in every tier, for every tool.
+    A command that could write them could allow itself anything in the next call."""
+    home = home or Path(os.path.expanduser("~"))
+    out: list[Path] = []
+    for var, default in _XDG_BASES:
+        value = os.environ.get(var, "")
+        if value and os.path.isabs(value):
+            out.append(Path(value) / "shellgate")
+        out.append(home / default / "shellgate")
+    return tuple(dict.fromkeys(out))
+
+
 def masked_paths(home: Path) -> tuple[Path, ...]:
+    """Every leak-class path of the classifier's table under ``home`` or at an absolute place
+    (literal ones whether they exist or not — the tiers skip missing paths; globs expanded on
+    disk now; a ``**`` hides its whole directory), plus the sockets of :data:`MASKED_ABSOLUTE`.
+    Workspace-relative entries (``.env``, ``*.pem``) are found by :func:`workspace_secrets`."""
+    from ..bash.pathglob import expand_braces
+    from ..bash.pathlists import BOTH_RULES, LEAK_RULES
+
     uid = os.getuid()
-    return tuple([home / n for n in MASKED_HOME] + [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE])
+    out: list[Path] = []
+    for rule in LEAK_RULES + BOTH_RULES:
+        if not rule.leak or rule.pattern in _VISIBLE_LEAKS:
+            continue
+        for alt in expand_braces(rule.pattern):
+            if alt.startswith("~/"):
+                out += _on_disk(home, alt[2:].split("/"), rule.exclude)
+            elif alt.startswith("/") and not alt.startswith("/proc/"):  # /proc is the sandbox's own
+                out += _on_disk(Path("/"), alt[1:].split("/"), rule.exclude)
+            elif "/" not in alt:   # an anywhere-name (.netrc, .pgpass, *.pem): HOME's own too
+                out += _on_disk(home, [alt], rule.exclude)
+    out += [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE]
+    return tuple(dict.fromkeys(out))
+
+
+_GLOB = frozenset("*?[")
+_MAX_LIST = 512   # entries looked at per globbed directory
+
+
+def _on_disk(base: Path, segs: list[str], exclude: tuple[str, ...]) -> list[Path]:
+    """The paths under ``base`` that the pattern segments ``segs`` name, as far as the disk
+    shows: literal segments are followed, a glob segment is matched against the directory's
+    entries, and ``**`` (or a glob with more segments after it) stops at the directory, which
+    is then hidden whole. Paths that do not exist are left out."""
+    import fnmatch
+
+    here = [base]
+    for seg in segs:
+        if seg == "**":
+            return here
+        if not _GLOB & set(seg):
+            here = [p / seg for p in here]
+            continue
+        found: list[Path] = []
+        for d in here:
+            try:
+                names = sorted(os.listdir(d))[:_MAX_LIST]
+            except OSError:
+                continue
+            found += [d / n for n in names if fnmatch.fnmatch(n, seg)
+                      and not any(fnmatch.fnmatch(n, x) for x in exclude)]
+        here = found
+        if not here:
+            return []
+    return here
 
 
 def build_policy(workspace: str | Path, *, base: str | Path | None = None,
@@ -89,7 +160,7 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
     return Policy(
         workspace=ws,
         writable=tuple(dict.fromkeys(user_roots + git_writable)),
-        readonly=protected_paths(user_roots, layouts)
+        readonly=protected_paths(user_roots, layouts) + own_state(home_path)
         + tuple(Path(p).absolute() for p in readonly),
         masked=masked_paths(home_path) + tuple(Path(p).absolute() for p in masked),
         network=network,
@@ -99,3 +170,86 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
         env_set=tuple(env_set),
         limits=limits or Limits(),
     )
+
+
+# Directories the secret walk does not enter: git's store (its config stays visible, see
+# _VISIBLE_LEAKS) and third-party trees a package manager wrote, which would spend the budget
+# on files nobody committed.
+SKIP_DIRS: frozenset[str] = frozenset((
+    ".git", "node_modules", ".venv", "venv", "site-packages", "__pycache__", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", "target",
+))
+WALK_BUDGET = 5000   # directory entries looked at per workspace
+
+
+@functools.lru_cache(maxsize=1)
+def _anywhere() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], re.Pattern[str] | None, bool], ...]]:
+    """The leak rules that match anywhere in a tree, as (one prefilter over every basename,
+    per rule: name regex, exclusion regex, whether the name is a directory hidden whole)."""
+    import fnmatch
+
+    from ..bash.pathglob import expand_braces
+    from ..bash.pathlists import BOTH_RULES, LEAK_RULES
+
+    rules: list[tuple[re.Pattern[str], re.Pattern[str] | None, bool]] = []
+    for rule in LEAK_RULES + BOTH_RULES:
+        if not rule.leak or rule.pattern in _VISIBLE_LEAKS or rule.pattern[:1] in ("~", "/"):
+            continue
+        excl = re.compile("|".join(fnmatch.translate(x) for x in rule.exclude), re.I) \
+            if rule.exclude else None
+        for alt in expand_braces(rule.pattern):
+            segs = alt.split("/")
+            if len(segs) == 1 or (len(segs) == 2 and segs[1] == "**"):
+                rules.append((re.compile(fnmatch.translate(segs[0]), re.I), excl, len(segs) == 2))
+    pre = re.compile("|".join(f"(?:{r.pattern})" for r, _, _ in rules) or "(?!)", re.I)
+    return pre, tuple(rules)
+
+
+def workspace_secrets(root: Path, budget: int = WALK_BUDGET) -> tuple[tuple[Path, ...], bool]:
+    """Leak-class files under ``root`` by the classifier's anywhere-rules (``.env``, ``*.pem``,
+    ``id_rsa``, ``.netrc`` …), found by a walk of at most ``budget`` entries that follows no
+    symlinked directory and skips :data:`SKIP_DIRS`. Returns (paths, complete): ``complete``
+    is false when the budget ran out before the walk did."""
+    pre, rules = _anywhere()
+    found: list[Path] = []
+    stack = [str(root)]
+    seen = 0
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            seen += 1
+            if seen > budget:
+                return tuple(found), False
+            is_dir = e.is_dir(follow_symlinks=False)
+            if pre.match(e.name):
+                for rx, excl, whole_dir in rules:
+                    if rx.match(e.name) and not (excl and excl.match(e.name)) \
+                            and (is_dir or not whole_dir):
+                        found.append(Path(e.path))
+                        break
+                else:
+                    if is_dir and e.name not in SKIP_DIRS:
+                        stack.append(e.path)
+                continue
+            if is_dir and e.name not in SKIP_DIRS:
+                stack.append(e.path)
+    return tuple(found), True
+
+
+def grant_policy(workspace: str | Path, *, write: bool, network: bool,
+                 home: str | Path | None = None) -> tuple[Policy, tuple[str, ...]]:
+    """The policy for a hook's confined command: :func:`build_policy` (nothing writable
+    unless ``write``) with the workspace's own secret files hidden too. Returns it with notes
+    for the user (a secret walk cut short)."""
+    from .._record import replace
+
+    base = build_policy(workspace, home=home, network=network)
+    secrets, complete = workspace_secrets(base.workspace)
+    notes = () if complete else (
+        f"the workspace's secret scan stopped after {WALK_BUDGET} entries",)
+    return replace(base, write=write, masked=base.masked + secrets), notes

@@ -67,9 +67,13 @@ class Policy:
     env_passthrough: tuple[str, ...] = ()           # extra variable names to inherit
     env_set: tuple[tuple[str, str], ...] = ()       # variables set explicitly (not filtered)
     limits: Limits = field(default_factory=Limits)
+    write: bool = True                              # False: nothing is writable (a read grant)
 
     def roots(self) -> tuple[Path, ...]:
-        """Every writable root, the workspace first, without duplicates."""
+        """Every writable root, the workspace first, without duplicates (none for a read
+        grant)."""
+        if not self.write:
+            return ()
         seen: dict[Path, None] = {self.workspace: None}
         seen.update((p, None) for p in self.writable)
         return tuple(seen)

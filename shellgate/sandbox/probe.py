@@ -10,9 +10,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 from enum import StrEnum
 from pathlib import Path
@@ -45,6 +42,8 @@ def find_bash() -> str:
     for cand in ("/bin/bash", "/usr/bin/bash"):
         if os.access(cand, os.X_OK):
             return cand
+    import shutil
+
     return shutil.which("bash") or "bash"
 
 
@@ -67,6 +66,9 @@ def find_bwrap() -> list[str]:
 
 def _try_bwrap(bwrap: str, bash: str) -> str | None:
     """None if the full recipe (namespaces, seccomp fd, tmpfs, ro binds) runs; else why not."""
+    import subprocess
+    import tempfile
+
     from .reaper import reap_bwrap_init
     from .seccomp import filter_bytes
 
@@ -103,6 +105,9 @@ def _try_bwrap(bwrap: str, bash: str) -> str | None:
 
 def _try_landlock(bash: str) -> str | None:
     """None if a restricted spawner runs bash and a write outside its writable root fails."""
+    import subprocess
+    import tempfile
+
     from . import landlock
     from .spawner import Spawner
 

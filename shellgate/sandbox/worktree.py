@@ -90,8 +90,9 @@ def git_paths(layout: GitLayout) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     c = layout.common
     writable = [layout.gitdir] if layout.linked else []
     writable += [c / "objects", c / "refs", c / "logs", c / "worktrees"] if layout.linked else []
-    protected = [c / "hooks", c / "config", c / "config.worktree"]
-    protected += [layout.gitdir / "config.worktree"] if layout.linked else []
+    # commondir re-points git at another repository (and its config) for every later command.
+    protected = [c / "hooks", c / "config", c / "config.worktree", c / "commondir", c / "info"]
+    protected += [layout.gitdir / "config.worktree", layout.gitdir / "commondir"] if layout.linked else []
     for sub, names in (("worktrees", ("config.worktree",)), ("modules", ("hooks", "config"))):
         try:
             entries = sorted((c / sub).iterdir())

@@ -1,0 +1,144 @@
+"""Enforced hook approvals (SPEC §9): what confinement costs and what it changes.
+
+1. Overhead: ``bash -c <confined true>`` against ``bash -c true`` (medians, ratio, added ms).
+2. Compatibility: distinct real commands from ``../shared/corpus-data/`` that shellgate allows
+   as read-only, run plain and confined in a real project tree (the installed ``click``
+   package's source, copied into a git repository); the share with identical stdout, stderr and
+   exit status, and every difference with a guessed cause.
+
+    python bench/hook_enforce.py [--runs 41] [--commands 2500] [--show 40]
+
+Needs bwrap (or Landlock); the corpus is optional (step 2 is skipped without it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus-data"
+
+
+def median_ms(argv: list[str], runs: int, cwd: str) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True)
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def project_tree(root: Path) -> Path:
+    """A git repository holding a real package's source (click, installed with shellgate)."""
+    import click
+
+    src = Path(click.__file__).parent
+    tree = root / "proj"
+    shutil.copytree(src, tree / "src" / "click", ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "README.md").write_text("# proj\n\nA copy of click's source.\n")
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    subprocess.run(["git", "-C", str(tree), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(tree), "-c", "user.email=b@e", "-c", "user.name=b",
+                    "commit", "-qm", "import"], check=True, env={**os.environ, "GIT_COMMITTER_DATE":
+                    "2026-01-01T00:00:00", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00"})
+    return tree
+
+
+def read_only_commands(tree: Path, limit: int) -> list[str]:
+    from shellgate import Gate
+
+    gate = Gate(tree)
+    seen: set[str] = set()
+    out: list[str] = []
+    for f in sorted(CORPUS.glob("*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            cmd = json.loads(line)["cmd"]
+            if cmd in seen or len(cmd) > 2000:
+                continue
+            seen.add(cmd)
+            v = gate.check(cmd)
+            if v.allowed and v.grant == "read":
+                out.append(cmd)
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+def cause(cmd: str, plain: tuple, confined: tuple) -> str:
+    text = " ".join(map(str, plain + confined))
+    for needle, why in (("/tmp", "a private /tmp"), ("ps ", "a private PID namespace"),
+                        ("$$", "a private PID namespace"), ("date", "the time"),
+                        ("env", "secret-named variables unset"), ("proc", "a private /proc"),
+                        ("Permission denied", "a masked secret file")):
+        if needle in cmd or needle in text:
+            return why
+    return "unexplained"
+
+
+def run(cmd: str, argv: list[str], tree: Path, env: dict) -> tuple[int, str, str]:
+    try:
+        p = subprocess.run(argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=20)
+        return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return -1, "<timeout>", ""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=41)
+    ap.add_argument("--commands", type=int, default=2500)
+    ap.add_argument("--show", type=int, default=40)
+    args = ap.parse_args()
+    from shellgate.sandbox.enforce import confine_grant, hook_tier
+
+    tier = hook_tier()
+    if str(tier[0]) == "none":
+        print("no sandbox tier here: nothing to measure")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="sg-bench-") as tmp:
+        tree = project_tree(Path(tmp))
+        line = confine_grant("true", tree, tree, write=False, network=False, tier=tier).line
+        plain = median_ms(["bash", "-c", "true"], args.runs, str(tree))
+        conf = median_ms(["bash", "-c", line], args.runs, str(tree))
+        print(f"overhead ({tier[0]}): bash -c true {plain:.2f} ms, confined {conf:.2f} ms "
+              f"median of {args.runs}: +{conf - plain:.2f} ms ({conf / plain:.2f}x)")
+        if not CORPUS.is_dir():
+            print(f"compatibility: skipped ({CORPUS} not found)")
+            return 0
+        cmds = read_only_commands(tree, args.commands)
+        env = {k: v for k, v in os.environ.items()}
+        same, diffs = 0, []
+        for cmd in cmds:
+            p = run(cmd, ["bash", "-c", cmd], tree, env)
+            line = confine_grant(cmd, tree, tree, write=False, network=False, tier=tier).line
+            c = run(cmd, ["bash", "-c", line], tree, env)
+            subprocess.run(["git", "-C", str(tree), "checkout", "-q", "."], check=False)
+            if p == c:
+                same += 1
+            else:
+                diffs.append((cmd, p, c))
+        n = len(cmds)
+        print(f"compatibility: {same}/{n} identical (stdout, stderr, exit status) = "
+              f"{100 * same / max(n, 1):.2f}%")
+        by_cause: dict[str, int] = {}
+        for cmd, p, c in diffs:
+            by_cause[cause(cmd, p, c)] = by_cause.get(cause(cmd, p, c), 0) + 1
+        for why, k in sorted(by_cause.items(), key=lambda kv: -kv[1]):
+            print(f"  {k:5d}  {why}")
+        for cmd, p, c in diffs[:args.show]:
+            print(f"--- {cmd[:100]!r}\n    plain    {p[0]} {p[1][:80]!r} {p[2][:80]!r}\n"
+                  f"    confined {c[0]} {c[1][:80]!r} {c[2][:80]!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

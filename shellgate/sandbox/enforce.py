@@ -1,0 +1,243 @@
+"""The confined line a hook hands back to the agent (SPEC §9): its command, run by bash inside
+a sandbox cut to the grant, spelled as one line that the agent's own shell (bash or zsh) runs.
+
+In hook mode the agent runs the command itself, so an *allow* is only as good as the
+classifier — unless the allowed command is rewritten to run confined. The line built here::
+
+    { __sg_d=$(BWRAP … --chdir "$PWD" -- BASH -c SCRIPT 9<FILTER 3>&1 1>&4 4>&-); } 4>&1;
+    __sg_s=$?; [ -z "$__sg_d" ] || [ "$__sg_d" = "$PWD" ] || cd -- "$__sg_d" 2>/dev/null;
+    unset __sg_d; (exit $__sg_s)
+
+keeps stdin, stdout, stderr and the exit status the agent's, and reports the inner shell's
+final directory on fd 3 (read by the command substitution, which sees nothing else), so that a
+``cd`` inside the command still moves the agent's shell: Claude Code records the cwd after each
+command. The subshell unsets secret-named variables (matched without regard to case) before it
+execs bwrap; SCRIPT runs the command with fd 3 closed and writes ``$PWD`` to fd 3 from an EXIT
+trap.
+
+Tiers: bwrap (a fresh tmpfs /tmp, the mounts of :mod:`.bwrap`, the seccomp filter read from a
+file in shellgate's cache, which every grant keeps read-only), or Landlock + seccomp applied by
+``python -I -m shellgate.sandbox.confine`` right before it execs bash (~20–40 ms more: a Python
+start). The tier is probed once and remembered across hook processes
+(``$XDG_CACHE_HOME/shellgate/probe.json``, keyed by the bwrap binaries and the kernel).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from .._record import record
+from .env import DENIED
+from .policy import Policy
+from .probe import Tier
+
+MAX_LINE = 120_000   # below Linux's 128 KiB limit on one argument (MAX_ARG_STRLEN)
+INNER_FD = 3         # the inner shell's final $PWD comes back on this fd
+FILTER_FD = 9
+
+
+@record
+class Confined:
+    """A command rewritten to run confined: ``line`` for the agent, ``tier`` that confines it,
+    ``notes`` for the reason text (e.g. a secret scan cut short)."""
+
+    line: str
+    tier: str
+    notes: tuple[str, ...] = ()
+
+
+class CannotConfine(Exception):
+    """The command cannot be run confined (no tier here, too long, an unbuildable policy)."""
+
+
+# --------------------------------------------------------------------------- the tier
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~/.cache"))
+    return root / "shellgate"
+
+
+@record
+class HookTier:
+    """What a hook confines with: the tier, its binaries, and the seccomp filter files
+    (without, with network)."""
+
+    tier: Tier
+    bwrap: str | None
+    bash: str
+    filters: tuple[str, str] = ("", "")
+
+    def filter(self, network: bool) -> Path:
+        """The filter file for ``network`` (re-written if it went missing)."""
+        path = self.filters[network]
+        return Path(path) if path and os.path.exists(path) else filter_file(network)
+
+
+def _probe_key() -> list[object]:
+    from .probe import find_bash, find_bwrap
+
+    here = os.stat(Path(__file__).with_name("seccomp.py"))   # a new filter means new files
+    key: list[object] = [os.uname().release, os.getuid(), find_bash(), here.st_size,
+                         here.st_mtime_ns]
+    for cand in find_bwrap():
+        try:
+            st = os.stat(cand)
+        except OSError:
+            continue
+        key.append([cand, st.st_ino, st.st_size, st.st_mtime_ns])
+    return key
+
+
+def hook_tier() -> HookTier:
+    """The probe's answer for hooks, remembered across processes while the bwrap binaries,
+    the kernel and the filter code stay the same (a hook is a new process each call; the
+    self-test costs ~15 ms, building the filter ~5 ms of imports)."""
+    path = cache_dir() / "probe.json"
+    key = _probe_key()
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("key") == key:
+            return HookTier(Tier(saved["tier"]), saved.get("bwrap"), str(saved["bash"]),
+                            tuple(map(str, saved["filters"])))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    from .probe import probe
+
+    p = probe()
+    filters = ("", "")
+    if p.tier is not Tier.NONE:
+        with contextlib.suppress(CannotConfine):
+            filters = (str(filter_file(False)), str(filter_file(True)))
+    _write_private(path, json.dumps({"key": key, "tier": str(p.tier), "bwrap": p.bwrap,
+                                     "bash": p.bash, "filters": filters}).encode())
+    return HookTier(p.tier, p.bwrap, p.bash, filters)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` atomically (a failure leaves the old file; nothing here is essential)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def filter_file(network: bool) -> Path:
+    """The seccomp filter as a file the line can open as fd 9 (content-addressed: a stale or
+    altered file is never used, a fresh one is written)."""
+    import hashlib
+
+    from .seccomp import filter_bytes
+
+    data = filter_bytes(network)
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    path = cache_dir() / f"seccomp-{'net' if network else 'nonet'}-{digest}.bpf"
+    try:
+        if path.read_bytes() == data:
+            return path
+    except OSError:
+        pass
+    _write_private(path, data)
+    try:
+        if path.read_bytes() == data:
+            return path
+    except OSError:
+        pass
+    raise CannotConfine(f"the seccomp filter could not be written to {path}")
+
+
+# --------------------------------------------------------------------------- the line
+
+def _fold(glob: str) -> str:
+    """``glob`` matching without regard to case, in any shell's ``case`` (``[Kk][Ee][Yy]``)."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in glob)
+
+
+def _secret_env() -> str:
+    """A ``case`` pattern list of the secret-named variables (:data:`.env.DENIED`)."""
+    return "|".join(map(_fold, DENIED))
+
+
+# The exported names, listed by the agent's shell itself (one fork, no exec): zsh's parameter
+# table (inside eval, so that bash never parses it), bash's compgen, else env and sed.
+_NAMES = ("$(if [ -n \"${ZSH_VERSION-}\" ]; then eval 'print -rl -- ${(k)parameters[(R)*export*]}'; "
+          "elif [ -n \"${BASH_VERSION-}\" ]; then compgen -e; "
+          "else env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p'; fi)")
+
+
+def inner_script(command: str) -> str:
+    """What the sandboxed bash runs: ``command`` with the report fd closed, and ``$PWD``
+    reported on exit."""
+    return (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EXIT\n"
+            f"{{ {command}\n}} {INNER_FD}>&-")
+
+
+def _outer(runner: list[str], tail: str) -> str:
+    """The agent-side line around ``runner`` (quoted words; ``tail`` is added unquoted).
+
+    The subshell unsets the secret-named variables before it execs the runner, so that not
+    even the runner's own environment holds them (bwrap's process is PID 1 inside and its
+    environment readable there). Only words that bash and zsh read alike.
+    """
+    return (f"{{ __sg_d=$(for __sg_v in {_NAMES}; do case $__sg_v in {_secret_env()}) "
+            "unset $__sg_v 2>/dev/null;; esac; done; exec "
+            + " ".join(map(shlex.quote, runner)) + tail
+            + f" {INNER_FD}>&1 1>&4 4>&-); }} 4>&1; __sg_s=$?; "
+            '[ -z "$__sg_d" ] || [ "$__sg_d" = "$PWD" ] || cd -- "$__sg_d" 2>/dev/null; '
+            "unset __sg_d; (exit $__sg_s)")
+
+
+def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = None) -> Confined:
+    """``command`` as one line that runs it under ``policy`` (``policy.write``: writable roots
+    or none; ``policy.network``). Raises :class:`CannotConfine`."""
+    tier = tier or hook_tier()
+    kind, bwrap, bash = tier.tier, tier.bwrap, tier.bash
+    script = inner_script(command)
+    if kind is Tier.BWRAP and bwrap:
+        from .bwrap import mount_args, namespace_args
+
+        visible = [p for p in (policy.home, policy.workspace, cwd) if p is not None]
+        visible += [Path(d) for d in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(d)]
+        filt = tier.filter(policy.network)
+        argv = (namespace_args(bwrap, policy)
+                + mount_args(policy, tmpdir=None, visible=visible)
+                + ["--seccomp", str(FILTER_FD)])
+        line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, [bash, "-c", script]))
+                      + f" {FILTER_FD}<{shlex.quote(str(filt))}")
+    elif kind is Tier.LANDLOCK:
+        argv = [sys.executable, "-I", "-m", "shellgate.sandbox.confine"]
+        for root in policy.roots():
+            argv += ["--write", str(root)]
+        for hidden in policy.masked:
+            argv += ["--hide", str(hidden)]
+        argv += ["--net"] if policy.network else []
+        argv += ["--", bash, "-c", script]
+        line = _outer(argv, "")
+    else:
+        raise CannotConfine("no sandbox tier works on this machine (run `shellgate doctor`)")
+    if len(line.encode("utf-8", "surrogatepass")) > MAX_LINE:
+        raise CannotConfine(f"the confined command would exceed {MAX_LINE} bytes")
+    return Confined(line, str(kind))
+
+
+def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write: bool,
+                  network: bool, tier: HookTier | None = None) -> Confined:
+    """:func:`confine` under the grant's policy for ``workspace``
+    (:func:`.locations.grant_policy`), with that policy's notes. Raises
+    :class:`CannotConfine`."""
+    from .locations import grant_policy
+
+    try:
+        policy, notes = grant_policy(workspace, write=write, network=network)
+    except (OSError, ValueError) as exc:
+        raise CannotConfine(f"the sandbox policy could not be built ({exc})") from None
+    confined = confine(command, policy, cwd=Path(cwd), tier=tier)
+    return Confined(confined.line, confined.tier, notes)

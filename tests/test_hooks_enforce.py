@@ -1,0 +1,336 @@
+"""Enforced approvals (SPEC §9): what a hook allows runs confined to its grant, for real.
+
+Each line of corpus/hooks_enforce.jsonl is an attack that shellgate's readers have been shown
+to miss (awk regex/division, dash vs bash, symlinks in a walked directory, /proc links,
+secret-named variables, a symlink made in the same command …). Two tests per line:
+
+* the confined line itself (built for the line's grant, whatever the classifier says), run with
+  ``bash -c`` and ``zsh -c``: nothing outside the grant changes, no canary is printed, the
+  loopback listener receives nothing;
+* the real hook: the payload through the installed ``shellgate hook claude-code`` script, and
+  whatever it answers — an ``updatedInput`` command for an allow — run the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import load
+
+CASES = load("hooks_enforce.jsonl")
+EXE = shutil.which("shellgate")
+SHELLS = [s for s in ("bash", "zsh") if shutil.which(s)]
+CANARY = "CANARY-"
+SECRETS = {
+    ".ssh/id_rsa": "CANARY-ssh-key", ".aws/credentials": "CANARY-aws",
+    ".claude/.credentials.json": "CANARY-claude", ".codex/auth.json": "CANARY-codex",
+    ".gemini/oauth_creds.json": "CANARY-gemini",
+}
+ENV_SECRETS = {"OPENAI_API_KEY": "CANARY-openai-env", "GITHUB_TOKEN": "CANARY-gh-env"}
+
+
+def _tier() -> str:
+    from shellgate.sandbox.enforce import hook_tier
+
+    return str(hook_tier().tier)
+
+
+pytestmark = pytest.mark.skipif(_tier() == "none", reason="no sandbox tier on this machine: "
+                                "hook allows are not rewritten (tests/test_hooks_protocol.py)")
+
+
+class Listener:
+    """A loopback TCP server that counts connections (none may arrive)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.hits = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.hits += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def listener():
+    server = Listener()
+    yield server
+    server.close()
+
+
+def make_world(root: Path) -> dict:
+    """A git workspace with a committed symlink to the SSH key, a .env, a names file whose
+    content is code; a fake HOME full of canaries; a directory outside both."""
+    home, work, out = root / "home", root / "work", root / "outside"
+    for rel, secret in SECRETS.items():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(secret + "\n")
+    (home / ".bashrc").write_text("# rc\n")
+    out.mkdir()
+    (root / "outside-secret.txt").write_text("kept\n")
+    (work / "docs").mkdir(parents=True)
+    (work / "docs" / "guide.md").write_text("guide\n")
+    os.symlink(home / ".ssh" / "id_rsa", work / "docs" / "key.txt")
+    (work / ".env").write_text("CANARY-dotenv\n")
+    (work / ".envrc").write_text("# direnv\n")
+    (work / "names.txt").write_text(f"$(touch {out}/xargs-ran)\n")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    subprocess.run(["git", "-C", str(work), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(work), "-c", "user.email=t@e", "-c", "user.name=t",
+                    "commit", "-qm", "init"], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR",)}
+    env.update(HOME=str(home), **ENV_SECRETS, XDG_CONFIG_HOME=str(home / ".config"),
+               XDG_STATE_HOME=str(root / "state"), XDG_CACHE_HOME=str(root / "cache"))
+    return {"root": root, "home": home, "work": work, "out": out, "env": env}
+
+
+def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every path under ``dirs`` with a digest of its content (or link target)."""
+    state: dict[str, str] = {}
+    for d in dirs:
+        for dirpath, dirnames, files in os.walk(d):
+            dirnames[:] = [n for n in dirnames if os.path.join(dirpath, n) not in skip]
+            for name in dirnames + files:
+                p = os.path.join(dirpath, name)
+                if os.path.islink(p):
+                    state[p] = "link:" + os.readlink(p)
+                elif os.path.isfile(p):
+                    state[p] = hashlib.sha256(Path(p).read_bytes()).hexdigest()
+                else:
+                    state[p] = "dir"
+    return state
+
+
+def fill(world: dict, text: str, port: int) -> str:
+    return text.replace("$OUT", str(world["out"])).replace("$PORT", str(port))
+
+
+def run_line(world: dict, shell: str, line: str) -> subprocess.CompletedProcess:
+    return subprocess.run([shell, "-c", line], cwd=world["work"], env=world["env"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def assert_contained(world: dict, grant: str, before: dict[str, str], procs: list, listener) -> None:
+    for proc in procs:
+        assert CANARY not in proc.stdout + proc.stderr, (proc.stdout, proc.stderr)
+    assert listener.hits == 0
+    after = snapshot(world["home"], world["out"], world["work"],
+                     skip=(str(world["work"] / ".git" / "objects"),))
+    changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+    if grant != "read":  # the workspace is the grant; its protected paths are not
+        work = str(world["work"]) + "/"
+        protected = [str(world["work"] / n) for n in (".git/config", ".git/hooks", ".envrc",
+                                                       ".git/commondir")]
+        changed = {p for p in changed if not p.startswith(work)
+                   or any(p == q or p.startswith(q + "/") for q in protected)}
+    assert not changed, sorted(changed)
+
+
+def confined_line(world: dict, cmd: str, grant: str) -> str:
+    from shellgate.permission import Grant
+    from shellgate.sandbox.enforce import confine
+    from shellgate.sandbox.locations import grant_policy
+
+    g = Grant(grant)
+    old = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(world["env"])  # the hook sees the agent's environment
+    try:
+        policy, _ = grant_policy(world["work"], write=g.write, network=g.network,
+                                 home=world["home"])
+        return confine(cmd, policy, cwd=world["work"]).line
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["cmd"][:50])
+def test_confined_line_contains_the_attack(tmp_path, listener, case):
+    world = make_world(tmp_path)
+    cmd = fill(world, case["cmd"], listener.port)
+    line = confined_line(world, cmd, case["grant"])
+    before = snapshot(world["home"], world["out"], world["work"],
+                      skip=(str(world["work"] / ".git" / "objects"),))
+    procs = [run_line(world, shell, line) for shell in SHELLS]
+    assert_contained(world, case["grant"], before, procs, listener)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["cmd"][:50])
+def test_hook_answer_contains_the_attack(tmp_path, listener, case):
+    world = make_world(tmp_path)
+    cmd = fill(world, case["cmd"], listener.port)
+    mode = "acceptEdits" if case["grant"] == "write" else "default"
+    payload = {"session_id": "s", "cwd": str(world["work"]), "permission_mode": mode,
+               "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": cmd, "description": "t"}, "tool_use_id": "toolu_1"}
+    before = snapshot(world["home"], world["out"], world["work"],
+                      skip=(str(world["work"] / ".git" / "objects"),))
+    proc = subprocess.run([EXE, "hook", "claude-code"], input=json.dumps(payload), text=True,
+                          capture_output=True, env=world["env"], cwd=world["work"], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    hso = json.loads(proc.stdout)["hookSpecificOutput"]
+    procs = []
+    if hso["permissionDecision"] == "allow":
+        assert "runs confined" in hso["permissionDecisionReason"]
+        updated = hso["updatedInput"]
+        assert updated["description"] == "t"  # unchanged fields are copied in
+        procs = [run_line(world, shell, updated["command"]) for shell in SHELLS]
+    assert_contained(world, case["grant"], before, procs, listener)
+
+
+# --- the line behaves like the command it wraps -------------------------------------------
+
+BEHAVIOUR = [
+    # (command, stdout, stderr, exit status)
+    ("echo out; echo err >&2; exit 3", "out\n", "err\n", 3),
+    ("printf 'a b\\n' | wc -w", "2\n", "", 0),
+    ("cat <<'EOF'\nline $x\nEOF", "line $x\n", "", 0),
+    ("false", "", "", 1),
+    ("echo \"it's\"; echo 'q\"q'", "it's\nq\"q\n", "", 0),
+]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("cmd,out,err,status", BEHAVIOUR, ids=[b[0][:20] for b in BEHAVIOUR])
+def test_line_keeps_streams_and_status(tmp_path, shell, cmd, out, err, status):
+    world = make_world(tmp_path)
+    proc = run_line(world, shell, confined_line(world, cmd, "read"))
+    assert (proc.stdout, proc.stderr, proc.returncode) == (out, err, status)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_cd_inside_moves_the_agents_shell(tmp_path, shell):
+    world = make_world(tmp_path)
+    line = confined_line(world, "cd docs && echo moved", "read")
+    proc = run_line(world, shell, line + "\necho \"after=$PWD\"")
+    assert proc.stdout == f"moved\nafter={world['work'] / 'docs'}\n", proc.stderr
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_tty_stays_a_tty(tmp_path, shell):
+    """stdin/stdout are the agent's own descriptors: a terminal stays a terminal."""
+    import pty
+
+    world = make_world(tmp_path)
+    line = confined_line(world, "[ -t 0 ] && [ -t 1 ] && echo is-a-tty", "read")
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([shell, "-c", line], cwd=world["work"], env=world["env"],
+                              stdin=follower, stdout=follower, stderr=follower, timeout=60)
+        os.close(follower)
+        follower = -1
+        data = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    assert proc.returncode == 0 and b"is-a-tty" in data, data
+
+
+def test_too_long_a_command_is_asked_not_let_through(tmp_path):
+    from shellgate.sandbox.enforce import MAX_LINE, CannotConfine
+
+    world = make_world(tmp_path)
+    with pytest.raises(CannotConfine):
+        confined_line(world, "echo " + "x" * MAX_LINE, "read")
+
+
+# --- the grant, the switch, the report ------------------------------------------------------
+
+GRANTS = [
+    # (mode, command, grant): what Gate.check says an allowed command may do when it runs
+    ("balanced", "git log --oneline | head -3", "read"),
+    ("accept-edits", "touch notes.txt", "write"),
+    ("trust", "python3 -c 'print(1)'", "write"),
+    ("trust", "curl -s https://example.com", "network"),
+    ("balanced", "touch notes.txt", None),
+    ("strict", "rm -rf /", None),
+]
+
+
+@pytest.mark.parametrize("mode,cmd,grant", GRANTS)
+def test_verdict_exposes_the_grant(tmp_path, mode, cmd, grant):
+    from shellgate import Gate
+
+    world = make_world(tmp_path)
+    verdict = Gate(world["work"], mode).check(cmd)
+    assert verdict.grant == grant, verdict.reason
+    assert verdict.to_json()["grant"] == grant
+
+
+def _hook(world: dict, cmd: str, env: dict | None = None) -> dict:
+    payload = {"session_id": "s", "cwd": str(world["work"]), "permission_mode": "default",
+               "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": cmd}, "tool_use_id": "t"}
+    proc = subprocess.run([EXE, "hook", "claude-code"], input=json.dumps(payload), text=True,
+                          capture_output=True, env=env or world["env"], cwd=world["work"],
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["hookSpecificOutput"]
+
+
+def test_enforce_false_keeps_the_plain_allow(tmp_path):
+    world = make_world(tmp_path)
+    cfg = world["home"] / ".config" / "shellgate" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text("[hooks]\nenforce = false\n")
+    hso = _hook(world, "ls")
+    assert hso["permissionDecision"] == "allow" and "updatedInput" not in hso
+
+
+def test_a_project_config_cannot_switch_enforcement_off(tmp_path):
+    world = make_world(tmp_path)
+    (world["work"] / ".shellgate").mkdir()
+    (world["work"] / ".shellgate" / "config.toml").write_text("[hooks]\nenforce = false\n")
+    hso = _hook(world, "ls")
+    assert hso["permissionDecision"] == "allow" and "updatedInput" in hso
+
+
+def test_doctor_reports_the_hooks_tier(tmp_path):
+    from shellgate.integrations.doctor import enforce_checks
+
+    world = make_world(tmp_path)
+    (check,) = enforce_checks(str(world["work"]), None)
+    assert check.ok and _tier() in check.detail
+
+
+def test_explain_hook_shows_the_line(tmp_path):
+    world = make_world(tmp_path)
+    proc = subprocess.run([EXE, "explain", "--hook", "--cwd", str(world["work"]), "cat README.md"],
+                          capture_output=True, text=True, env=world["env"], timeout=60)
+    assert "hook: allow, confined" in proc.stdout, proc.stdout
+    assert "--unshare-net" in proc.stdout or "shellgate.sandbox.confine" in proc.stdout
