@@ -73,6 +73,8 @@ def read_only_commands(tree: Path, limit: int) -> list[str]:
 
 
 def cause(cmd: str, plain: tuple, confined: tuple) -> str:
+    if plain[:2] == confined[:2] and sorted(plain[2].splitlines()) == sorted(confined[2].splitlines()):
+        return "the same stderr lines in another order (pipeline stages race)"
     text = " ".join(map(str, plain + confined))
     for needle, why in (("/tmp", "a private /tmp"), ("ps ", "a private PID namespace"),
                         ("$$", "a private PID namespace"), ("date", "the time"),
@@ -101,15 +103,16 @@ def main() -> int:
     from shellgate.sandbox.enforce import confine_grant, hook_tier
 
     tier = hook_tier()
-    if str(tier[0]) == "none":
+    if str(tier.tier) == "none":
         print("no sandbox tier here: nothing to measure")
         return 1
-    with tempfile.TemporaryDirectory(prefix="sg-bench-") as tmp:
+    # Not under /tmp: the sandbox's /tmp is private, so `ls ..` would differ for that reason.
+    with tempfile.TemporaryDirectory(prefix="sg-bench-", dir="/var/tmp") as tmp:
         tree = project_tree(Path(tmp))
         line = confine_grant("true", tree, tree, write=False, network=False, tier=tier).line
         plain = median_ms(["bash", "-c", "true"], args.runs, str(tree))
         conf = median_ms(["bash", "-c", line], args.runs, str(tree))
-        print(f"overhead ({tier[0]}): bash -c true {plain:.2f} ms, confined {conf:.2f} ms "
+        print(f"overhead ({tier.tier}): bash -c true {plain:.2f} ms, confined {conf:.2f} ms "
               f"median of {args.runs}: +{conf - plain:.2f} ms ({conf / plain:.2f}x)")
         if not CORPUS.is_dir():
             print(f"compatibility: skipped ({CORPUS} not found)")

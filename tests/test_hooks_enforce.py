@@ -334,3 +334,37 @@ def test_explain_hook_shows_the_line(tmp_path):
                           capture_output=True, text=True, env=world["env"], timeout=60)
     assert "hook: allow, confined" in proc.stdout, proc.stdout
     assert "--unshare-net" in proc.stdout or "shellgate.sandbox.confine" in proc.stdout
+
+
+def test_the_sandbox_protects_what_the_classifier_calls_an_implant(tmp_path):
+    """One table: every implant entry of the classifier with a fixed place in a project is
+    read-only in the sandbox, and every path the sandbox protects is an implant to the
+    classifier (so a hook's Write tool is refused the same paths)."""
+    from shellgate.bash.facts import Context, PathClass, PathOp
+    from shellgate.bash.paths import check_path
+    from shellgate.sandbox.locations import PROTECTED_NAMES, build_policy
+
+    world = make_world(tmp_path)
+    ws = world["work"]
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text("{}")
+    (ws / "x.code-workspace").write_text("{}")
+    pth = ws / ".venv" / "lib" / "python3.11" / "site-packages" / "evil.pth"
+    pth.parent.mkdir(parents=True)
+    pth.write_text("import os\n")
+    policy = build_policy(ws, home=world["home"])
+    for p in (ws / ".claude" / "settings.json", ws / "x.code-workspace", pth, ws / ".mcp.json",
+              ws / ".husky", ws / ".github" / "workflows", ws / ".git" / "commondir"):
+        assert p in policy.readonly, p
+    ctx = Context.here(cwd=str(ws), workspace=str(ws), home=str(world["home"]))
+    home_only = {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+                 ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".gitconfig", ".npmrc",
+                 ".yarnrc.yml", ".ripgreprc", ".claude.json", ".local/bin", ".config/shellgate",
+                 ".local/state/shellgate", ".cache/shellgate", ".codex", ".gemini", ".cursor",
+                 ".vscode", ".claude/settings.json", ".claude/settings.local.json"}
+    for name in PROTECTED_NAMES:
+        target = (world["home"] if name in home_only else ws) / name
+        if name in {".codex", ".gemini", ".cursor", ".vscode"}:
+            continue  # whole directories here; the classifier names the config files inside
+        hits = [check_path(str(p), PathOp.WRITE, ctx) for p in (target, target / "x")]
+        assert any(h is not None and h.cls in (PathClass.IMPLANT, PathClass.LEAK) for h in hits), name

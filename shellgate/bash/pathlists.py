@@ -143,6 +143,8 @@ BOTH_RULES: tuple[PathRule, ...] = (
     _both("/etc/sudoers{,.d/**}", "who may become root"),
     _both("~/.config/shellgate/**", "the gate's own user config: rules and stored approvals"),
     _both(".shellgate/**", "the gate's own project config: rules and stored approvals"),
+    _both("~/.local/state/shellgate/**", "the gate's own audit log and session state"),
+    _both("~/.cache/shellgate/**", "the gate's own caches: the sandbox probe and its seccomp filter"),
 )
 
 IMPLANT_RULES: tuple[PathRule, ...] = (
@@ -188,6 +190,11 @@ IMPLANT_RULES: tuple[PathRule, ...] = (
     _implant("/etc/gitconfig", "system git config"),
     _implant(".gitmodules", "submodule URLs and update commands (sandbox-runtime)"),
     _implant(".husky/**", "husky points core.hooksPath here"),
+    _implant(".pre-commit-config.yaml", "pre-commit runs the hooks it names at every commit"),
+    # --- CI and dev environments that run what the repository says ---
+    _implant(".github/workflows/**", "CI runs these with the repository's secrets"),
+    _implant(".devcontainer/**", "the editor builds and runs this container, with its commands"),
+    _implant("~/.local/bin/**", "on PATH before the system: a planted `git` or `bwrap` runs later"),
     # --- Agent configuration (CVE-2025-59536, CVE-2026-21852, CVE-2026-33068) ---
     _implant(".mcp.json", "MCP servers are programs the agent starts"),
     _implant("~/.claude.json", "Claude Code user state: MCP servers, trust"),

@@ -18,7 +18,7 @@ research/ecosystem.md §0.3, §2.3). So here:
 
 from __future__ import annotations
 
-from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, hook_specific_output
+from .hookio import CODEX_MODES, AgentSpec, Outcome, ToolKind, hook_specific_output
 
 TOOLS = {
     "Bash": ToolKind.BASH,
@@ -40,7 +40,7 @@ SPEC = AgentSpec(
     name="codex",
     event="PreToolUse",
     tools=TOOLS,
-    modes=CLAUDE_MODES,
+    modes=CODEX_MODES,
     can_ask=False,
     render=render,
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from .hookio import AgentSpec, Outcome, ToolKind
+from .hookio import GEMINI_MODES, AgentSpec, Outcome, ToolKind
 
 TOOLS = {
     "run_shell_command": ToolKind.BASH,
@@ -45,6 +45,7 @@ SPEC = AgentSpec(
     tools=TOOLS,
     path_keys=("file_path", "absolute_path"),
     cwd_keys=("dir_path", "directory"),
+    modes=GEMINI_MODES,
     can_ask=False,
     project_env="GEMINI_PROJECT_DIR",
     render=render,

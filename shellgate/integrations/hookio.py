@@ -54,6 +54,7 @@ class ModeMap:
 DEFAULT_MODE = ModeMap(None)
 
 # Claude Code and Codex share these names (Codex's hook schema lists the same enum).
+# Claude Code's default (Manual) mode asks before edits, so shellgate asks too.
 CLAUDE_MODES: Mapping[str, ModeMap] = {
     "default": ModeMap("balanced"),
     "auto": ModeMap("balanced"),
@@ -62,6 +63,16 @@ CLAUDE_MODES: Mapping[str, ModeMap] = {
     "dontAsk": ModeMap("strict", no_ask=True),
     "bypassPermissions": ModeMap("trust"),
 }
+
+# Codex's default is workspace-write: edits inside the workspace go through without a prompt,
+# and a hook cannot ask. shellgate matches it (accept-edits), and what it allows runs confined
+# to the workspace (SPEC §9); anything else is still a deny that says how to approve.
+CODEX_MODES: Mapping[str, ModeMap] = {**CLAUDE_MODES, "default": ModeMap("accept-edits")}
+
+# Gemini sends no mode; its default edits the workspace after its own confirmation, so the hook
+# lets in-workspace edits through (accept-edits) unless ``--mode`` or ``[hooks] mode`` says
+# otherwise.
+GEMINI_MODES: Mapping[str, ModeMap] = {"": ModeMap("accept-edits")}
 
 
 @record
@@ -77,6 +88,7 @@ class Call:
     session_id: str = ""
     tool_use_id: str = ""
     agent_mode: str | None = None
+    agent_cwd: str = ""                   # the agent's own cwd (never a model-chosen dir_path)
 
 
 @record
@@ -168,13 +180,13 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
     if not isinstance(tool_input, dict):
         raise HookInputError("tool_input is not an object")
     kind = spec.tools.get(tool, ToolKind.OTHER)
-    cwd = _str(payload, "cwd")
+    cwd = agent_cwd = _str(payload, "cwd")
     for key in spec.cwd_keys:   # Gemini's run_shell_command may name its own directory
         sub = tool_input.get(key)
         if isinstance(sub, str) and sub:
             cwd = os.path.join(cwd, sub) if cwd else sub
     mode = payload.get("permission_mode")
-    common = dict(agent=spec.name, tool_name=tool, kind=kind, cwd=cwd,
+    common = dict(agent=spec.name, tool_name=tool, kind=kind, cwd=cwd, agent_cwd=agent_cwd,
                   session_id=_str(payload, "session_id"), tool_use_id=_str(payload, "tool_use_id"),
                   agent_mode=mode if isinstance(mode, str) else None)
     if kind is ToolKind.BASH:
@@ -297,7 +309,8 @@ def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
     if call.kind is ToolKind.OTHER:
         return None
     try:
-        workspace = find_workspace(call.cwd, spec.project_env)
+        # The workspace follows the agent, never a directory the model named (Gemini dir_path).
+        workspace = find_workspace(call.agent_cwd or call.cwd, spec.project_env)
         override = mode_override or config_mode(config, workspace, spec.name)
         mode = resolve_mode(spec, call.agent_mode, override)
         outcome = (decider or decide)(call, mode, config, workspace)

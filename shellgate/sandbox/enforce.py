@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import shlex
+import string
 import sys
 from pathlib import Path
 
@@ -166,18 +167,24 @@ def _secret_env() -> str:
     return "|".join(map(_fold, DENIED))
 
 
-# The exported names, listed by the agent's shell itself (one fork, no exec): zsh's parameter
-# table (inside eval, so that bash never parses it), bash's compgen, else env and sed.
-_NAMES = ("$(if [ -n \"${ZSH_VERSION-}\" ]; then eval 'print -rl -- ${(k)parameters[(R)*export*]}'; "
-          "elif [ -n \"${BASH_VERSION-}\" ]; then compgen -e; "
-          "else env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p'; fi)")
+def _unset_secrets() -> str:
+    """Shell words that unset every secret-named variable, in whichever shell runs them, with
+    no fork: zsh walks its parameter table, bash expands ``${!A*}`` … ``${!_*}`` (each inside
+    ``eval``, so that the other shell never parses it); another shell asks ``env``."""
+    body = f"do case $__sg_v in {_secret_env()}) unset $__sg_v 2>/dev/null;; esac; done"
+    bash_names = " ".join(f"${{!{c}*}}" for c in string.ascii_letters + "_")
+    zsh_names = "${(k)parameters[(R)*export*]}"
+    return (f"if [ -n \"${{ZSH_VERSION-}}\" ]; then eval 'for __sg_v in {zsh_names}; {body}'; "
+            f"elif [ -n \"${{BASH_VERSION-}}\" ]; then eval 'for __sg_v in {bash_names}; {body}'; "
+            "else for __sg_v in $(env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p'); "
+            f"{body}; fi")
 
 
 def inner_script(command: str) -> str:
     """What the sandboxed bash runs: ``command`` with the report fd closed, and ``$PWD``
     reported on exit."""
-    return (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EXIT\n"
-            f"{{ {command}\n}} {INNER_FD}>&-")
+    return (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EXIT; "
+            f"{{ {command}\n}} {INNER_FD}>&-")  # one line before it: bash's line numbers stay
 
 
 def _outer(runner: list[str], tail: str) -> str:
@@ -187,8 +194,7 @@ def _outer(runner: list[str], tail: str) -> str:
     even the runner's own environment holds them (bwrap's process is PID 1 inside and its
     environment readable there). Only words that bash and zsh read alike.
     """
-    return (f"{{ __sg_d=$(for __sg_v in {_NAMES}; do case $__sg_v in {_secret_env()}) "
-            "unset $__sg_v 2>/dev/null;; esac; done; exec "
+    return ("{ __sg_d=$(" + _unset_secrets() + "; exec "
             + " ".join(map(shlex.quote, runner)) + tail
             + f" {INNER_FD}>&1 1>&4 4>&-); }} 4>&1; __sg_s=$?; "
             '[ -z "$__sg_d" ] || [ "$__sg_d" = "$PWD" ] || cd -- "$__sg_d" 2>/dev/null; '
@@ -210,7 +216,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         argv = (namespace_args(bwrap, policy)
                 + mount_args(policy, tmpdir=None, visible=visible)
                 + ["--seccomp", str(FILTER_FD)])
-        line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, [bash, "-c", script]))
+        line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, [bash, "-c", script, "bash"]))
                       + f" {FILTER_FD}<{shlex.quote(str(filt))}")
     elif kind is Tier.LANDLOCK:
         argv = [sys.executable, "-I", "-m", "shellgate.sandbox.confine"]
@@ -219,7 +225,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         for hidden in policy.masked:
             argv += ["--hide", str(hidden)]
         argv += ["--net"] if policy.network else []
-        argv += ["--", bash, "-c", script]
+        argv += ["--", bash, "-c", script, "bash"]   # $0 "bash": bash's own error prefix
         line = _outer(argv, "")
     else:
         raise CannotConfine("no sandbox tier works on this machine (run `shellgate doctor`)")

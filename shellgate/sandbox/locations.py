@@ -50,9 +50,37 @@ def _protected_in(root: Path) -> tuple[Path, ...]:
     return tuple(root / n for n in PROTECTED_NAMES)
 
 
+# A workspace virtualenv's import hooks: `.pth` lines run at every Python start (the table's
+# `**/site-packages/*.pth`, at the places a project keeps its environment).
+_VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/*.pth" for venv in (".venv", "venv")
+                  for sp in ("site", "dist"))
+
+
+@functools.lru_cache(maxsize=1)
+def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The classifier's implant entries that sit at a fixed place below a project's top
+    (``.mcp.json``, ``.claude/settings*.json``, ``*.code-workspace`` …), brace-expanded;
+    ``.git/…`` is git_paths' and ``**/…`` has no fixed place."""
+    from ..bash.pathglob import expand_braces
+    from ..bash.pathlists import BOTH_RULES, IMPLANT_RULES
+
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for rule in IMPLANT_RULES + BOTH_RULES:
+        if not rule.implant:
+            continue
+        out += [(alt, rule.exclude) for alt in expand_braces(rule.pattern)
+                if not alt.startswith((".git/", "~", "/", "**"))]
+    return tuple(out) + tuple((p, ()) for p in _VENV_PTH)
+
+
 def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout]) -> tuple[Path, ...]:
-    """Implant paths inside ``roots`` plus the git hooks/config of ``layouts``."""
-    out: list[Path] = [p for r in roots for p in _protected_in(r)]
+    """Implant paths inside ``roots`` — :data:`PROTECTED_NAMES` and the classifier's fixed-place
+    implant entries, globs matched on disk now — plus the git hooks/config of ``layouts``."""
+    out: list[Path] = []
+    for r in roots:
+        out += _protected_in(r)
+        for pattern, exclude in _relative_implants():
+            out += _on_disk(r, pattern.split("/"), exclude)
     for lay in layouts:
         out += git_paths(lay)[1]
     return tuple(dict.fromkeys(out))
