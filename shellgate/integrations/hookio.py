@@ -259,6 +259,64 @@ def find_workspace(cwd: str, project_env: str | None = None,
     return str(here)
 
 
+SESSION_DAYS = 14   # a session's workspace anchor is forgotten after this many days unused
+
+
+def session_workspace(agent: str, session_id: str, found: str) -> str:
+    """The workspace of this agent session: the one found at its first hook call, kept for
+    the whole session. A later ``cd`` (the agent reports its live cwd) never moves or widens
+    it — ``cd / && rm usr/lib/x`` must not make ``/`` the workspace. Without a session id, or
+    if the state directory cannot be written, ``found`` stands (never an error)."""
+    if not session_id:
+        return found
+    import hashlib
+
+    from ..permission.audit import default_audit_path
+
+    root = default_audit_path().parent / "sessions"
+    name = hashlib.sha256(f"{agent}\0{session_id}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    path = root / name
+    try:
+        anchored = path.read_text(encoding="utf-8")
+        if anchored and os.path.isdir(anchored):
+            os.utime(path)
+            return anchored
+    except OSError:
+        pass
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # a concurrent first call won: take its answer
+        try:
+            return path.read_text(encoding="utf-8") or found
+        except OSError:
+            return found
+    except OSError:
+        return found
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(found)
+    _forget_old_sessions(root)
+    return found
+
+
+def _forget_old_sessions(root: Path) -> None:
+    import time
+
+    cutoff = time.time() - SESSION_DAYS * 86400
+    try:
+        with os.scandir(root) as it:
+            for e in it:
+                if e.stat().st_mtime < cutoff:
+                    os.unlink(e.path)
+    except OSError:
+        pass
+
+
+def no_writes_at(workspace: str) -> bool:
+    """A workspace that would make every file of the system the agent's to edit."""
+    return os.path.realpath(workspace) == "/"
+
+
 # --- deciding ----------------------------------------------------------------------------
 
 Decider = Callable[[Call, ModeMap, "str | None", str], Outcome]
@@ -309,10 +367,15 @@ def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
     if call.kind is ToolKind.OTHER:
         return None
     try:
-        # The workspace follows the agent, never a directory the model named (Gemini dir_path).
+        # The workspace follows the agent's session, never a directory the model named
+        # (Gemini dir_path) or moved to (a `cd` the agent then reports as its cwd).
         workspace = find_workspace(call.agent_cwd or call.cwd, spec.project_env)
+        if not (spec.project_env and os.environ.get(spec.project_env)):
+            workspace = session_workspace(spec.name, call.session_id, workspace)
         override = mode_override or config_mode(config, workspace, spec.name)
         mode = resolve_mode(spec, call.agent_mode, override)
+        if no_writes_at(workspace) and mode.mode in ("accept-edits", "auto", "trust"):
+            mode = replace(mode, mode="balanced")   # "/" as the workspace grants no edit
         outcome = (decider or decide)(call, mode, config, workspace)
         if outcome.decision not in ("allow", "ask", "deny"):
             raise ValueError(f"engine returned {outcome.decision!r}")
