@@ -36,6 +36,7 @@ from typing import Any
 from .._record import field, record
 from ..bash.facts import PathOp
 from .pattern import CommandPattern, PathPattern, wild_match
+from .wildcard import check_size
 
 
 class RuleAction(StrEnum):
@@ -226,6 +227,7 @@ def parse_rule(text: str, action: RuleAction | str = RuleAction.ALLOW, *, source
             elif spec.startswith("domain:"):
                 if not spec[len("domain:"):].strip():
                     raise ValueError("empty domain")
+                check_size(spec)
             else:
                 kw["command"] = CommandPattern.compile(spec)
         except ValueError as exc:
