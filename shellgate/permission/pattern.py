@@ -13,6 +13,9 @@ Two strengths of matching:
 - *loose* (deny / ask rules): words are compared by their text, dynamic or not, and the
   command name also by its basename (``/bin/rm`` is ``rm``). Erring towards a match is the
   safe side for a deny.
+
+Patterns may come from an untrusted project file, so nothing here backtracks: words and paths
+are matched by :mod:`.wildcard`, and a pattern over its size limits is a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from .._record import field, record
-from .wildcard import PathGlob, Wildcard, check_size
+from .wildcard import PathGlob, Wildcard, check_size, check_words
 
 
 class WordLike(Protocol):
@@ -49,6 +52,7 @@ class CommandPattern:
     def compile(cls, spec: str) -> CommandPattern:
         """Raises ``ValueError`` with a message for a pattern that cannot be split into words."""
         text = spec.strip()
+        check_size(text)
         if text.endswith(":*"):
             text = text[:-2].rstrip() + " *"
         try:
@@ -57,7 +61,7 @@ class CommandPattern:
             raise ValueError(f"cannot split the pattern into words: {exc}") from None
         if not words:
             raise ValueError("empty command pattern")
-        check_size(spec, words=len(words))
+        check_words(len(words))
         toks = [_Tok(True) if w == "*" else _Tok(False, Wildcard.compile(w)) for w in words]
         # `ls*` ends in a glob: like Claude Code's raw `*`, it may be followed by more words.
         if not toks[-1].star and words[-1].endswith("*"):

@@ -18,7 +18,9 @@ means depends on what the call carries, not on the tool's name:
 Tool names compare without case, ``_`` and ``-`` (``WebFetch`` is ``web_fetch``).
 
 The grammar is parsed with pyparsing, imported only when a rule is parsed. A bad rule raises
-:class:`RuleError` naming the file and line. ``match`` / ``not_match`` examples are checked at
+:class:`RuleError` naming the file and line; so does a pattern over the size limits of
+:mod:`.wildcard`, whatever its list (a deny rule too large to match safely is an error, never
+dropped: the config loader then refuses the whole file). ``match`` / ``not_match`` examples are checked at
 load (Codex's ``prefix_rule`` idea): a rule that does not do what its examples say is an error.
 """
 

@@ -30,9 +30,10 @@ MAX_WILDCARDS = 32        # `*` and `?` in one specifier
 MAX_PATTERN_WORDS = 64    # words in one command pattern
 
 
-def check_size(spec: str, *, words: int = 0) -> None:
-    """Raise ``ValueError`` saying which limit ``spec`` is over, if any. With the limits, a
-    match costs at most a few thousand steps per word or path."""
+def check_size(spec: str) -> None:
+    """Raise ``ValueError`` saying which limit ``spec`` is over, if any (before it is split
+    into words: splitting is not linear either). With the limits, a match costs at most a few
+    thousand steps per word or path."""
     if len(spec) > MAX_PATTERN_CHARS:
         raise ValueError(f"the pattern is {len(spec)} characters long, over the limit of "
                          f"{MAX_PATTERN_CHARS}")
@@ -40,8 +41,12 @@ def check_size(spec: str, *, words: int = 0) -> None:
     if stars > MAX_WILDCARDS:
         raise ValueError(f"the pattern has {stars} wildcards (* and ?), over the limit of "
                          f"{MAX_WILDCARDS}")
-    if words > MAX_PATTERN_WORDS:
-        raise ValueError(f"the pattern has {words} words, over the limit of {MAX_PATTERN_WORDS}")
+
+
+def check_words(count: int) -> None:
+    """Raise ``ValueError`` when a command pattern has more words than the limit."""
+    if count > MAX_PATTERN_WORDS:
+        raise ValueError(f"the pattern has {count} words, over the limit of {MAX_PATTERN_WORDS}")
 
 
 @record
