@@ -94,6 +94,7 @@ class PathGlob:
     replaces). :meth:`match` also accepts a parent directory of the text."""
 
     prefix: str                        # the literal text before the first wildcard
+    needle: str                        # its longest literal run: a match contains it
     first: int                         # the state after the prefix
     accept: int                        # the bit of the final state
     loop: Mapping[str, int]            # character -> states that loop on it
@@ -131,14 +132,15 @@ class PathGlob:
         literal = 0
         while literal < len(kinds) and kinds[literal] not in _WILD:
             literal += 1
-        return cls("".join(kinds[:literal]), literal, 1 << len(kinds), loop, step, loop_other,
-                   step_other, always, on_entry)
+        runs = "".join("\0" if k in _WILD else k for k in kinds).split("\0")
+        return cls("".join(kinds[:literal]), max(runs, key=len), literal, 1 << len(kinds), loop,
+                   step, loop_other, step_other, always, on_entry)
 
     def match(self, text: str, *, parent_of_empty: bool = False) -> bool:
         """Does the glob match ``text``, or ``text`` cut before one of its ``/``?
         ``parent_of_empty``: the empty text counts as a parent too (the anchor is ``/``)."""
-        if not text.startswith(self.prefix):
-            return False  # a literal prefix: the empty text cannot match either
+        if not text.startswith(self.prefix) or self.needle not in text:
+            return False  # (then the empty text cannot match either)
         return self._accepts(1 << self.first, text, len(self.prefix), parent_of_empty)
 
     def _accepts(self, states: int, text: str, pos: int, at_start: bool = True) -> bool:
