@@ -86,7 +86,7 @@ def list_approvals(store: str | None, *, as_json: bool) -> int:
     items = s.approvals()
     if as_json:
         print(json.dumps({"store": str(s.path), "problem": s.problem,
-                          "approvals": [a.to_json() for a in items]}))
+                          "approvals": [{**a.to_json(), "covers": a.covers} for a in items]}))
         return 0
     console = Console(highlight=False, soft_wrap=True)
     if s.problem:
@@ -94,9 +94,9 @@ def list_approvals(store: str | None, *, as_json: bool) -> int:
     if not items:
         console.print(f"no stored approvals in {s.path}")
         return 0
-    table = Table("#", "tool", "approval", "workspace", "since", box=None)
+    table = Table("#", "tool", "approval", "covers", "workspace", "since", box=None)
     for i, a in enumerate(items, 1):
-        table.add_row(str(i), a.tool, a.label, a.workspace or "(any)", a.created)
+        table.add_row(str(i), a.tool, a.label, a.covers, a.workspace or "(any)", a.created)
     console.print(table)
     return 0
 

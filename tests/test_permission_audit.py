@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 import pytest
+from conftest import load
 
 from shellgate.permission import (
     AuditLog,
@@ -170,3 +171,57 @@ def test_on_audit_callback_gets_every_entry_and_cannot_break_decisions(tmp_path)
 
     assert Engine(tmp_path, "trust", on_audit=broken).decide(
         Request(tool_name="t", metadata=Metadata(Capability.EXEC))).allowed()
+
+
+REDACT = load("redact.jsonl")
+
+
+@pytest.mark.parametrize("case", [c for c in REDACT if not c.get("keep")], ids=lambda c: c["why"])
+def test_redaction_corpus_leaks_nothing(case, tmp_path):
+    """Every secret of corpus/redact.jsonl is gone from redact() and from the audit line."""
+    got = redact(case["text"])
+    assert not [s for s in case["secrets"] if s in got], got
+    log = AuditLog(tmp_path / "a.jsonl")
+    log.record({"command": case["text"]})
+    text = (tmp_path / "a.jsonl").read_text()
+    assert not [s for s in case["secrets"] if s in text or json.dumps(s)[1:-1] in text], text
+
+
+@pytest.mark.parametrize("case", [c for c in REDACT if c.get("keep")], ids=lambda c: c["why"])
+def test_redaction_corpus_keeps_ordinary_commands_readable(case):
+    assert redact(case["text"]) == case["text"]
+
+
+def test_redaction_corpus_is_large_enough():
+    assert sum(not c.get("keep") for c in REDACT) >= 40 and sum(bool(c.get("keep")) for c in REDACT) >= 10
+
+
+@pytest.mark.parametrize("name, secret", [
+    ("DB_PASS", True), ("GITHUB_PAT", True), ("X-Api-Key", True), ("_authToken", True),
+    ("AccountKey", True), ("sig", True), ("PRIVATE-TOKEN", True), ("PATH", False),
+    ("PWD", False), ("author", False), ("pattern", False), ("keyboard", False), ("sv", False),
+])
+def test_secret_name(name, secret):
+    from shellgate.permission.redact import secret_name
+
+    assert secret_name(name) is secret
+
+
+@pytest.mark.parametrize("flag, secret", [("--password", True), ("--api-key", True),
+                                          ("--key", False), ("--auth", False), ("-p", False)])
+def test_secret_flag_names_need_a_whole_word(flag, secret):
+    from shellgate.permission.redact import secret_name
+
+    assert secret_name(flag, flag=True) is secret
+
+
+@pytest.mark.parametrize("text", ["a=" * 5000 + "x", "docker login " * 2000, "-u a:" * 2000,
+                                  "config set " + "--a " * 2000, "a." * 20000 + " x://y"])
+def test_redaction_of_adversarial_lines_is_bounded_and_never_fails(text):
+    assert redact(text) != "<redaction failed>"
+
+
+def test_nested_assignments_past_the_limit_are_hidden():
+    assert redact("a=b=c=d=e=f=password=g") == "a=b=c=d=e=***"
+    assert redact("a=b=c=d=e=f=g") == "a=b=c=d=e=f=g"
+    assert redact("x --from-literal=password=kubePw123") == "x --from-literal=password=***"

@@ -414,12 +414,12 @@ def test_string_answers_are_accepted(ws):
 def test_session_approval_lasts_for_the_engine_only(ws):
     ap = Approver(DecisionKind.ALLOW_SESSION)
     e = Engine(ws, approver=ap)
-    d = e.decide(req(tool="bash", command="make build"))
+    d = e.decide(req(tool="bash", command="cargo build"))
     assert d.kind is DecisionKind.ALLOW_SESSION
     e.set_approver(None)
-    d2 = e.decide(req(tool="bash", command="make build -j4"))
+    d2 = e.decide(req(tool="bash", command="cargo build -j4"))
     assert d2.kind is DecisionKind.ALLOW and d2.rule == "chain.stored_approval" and d2.source == "session"
-    assert Engine(ws).decide(req(tool="bash", command="make build")).kind is DecisionKind.DENY
+    assert Engine(ws).decide(req(tool="bash", command="cargo build")).kind is DecisionKind.DENY
 
 
 def test_always_without_store_is_kept_for_the_session(ws):

@@ -12,6 +12,7 @@ from functools import partial
 
 import pytest
 from _helpers import Approver
+from conftest import load
 
 from shellgate.bash.parser import parse
 from shellgate.permission import (
@@ -25,7 +26,8 @@ from shellgate.permission import (
     Store,
     default_store_path,
 )
-from shellgate.permission.subject import approval_prefix, view
+from shellgate.permission.remember import approval_prefix
+from shellgate.permission.subject import view
 
 
 def bash(cmd, **kw):
@@ -36,26 +38,42 @@ def bash(cmd, **kw):
 Always = partial(Approver, DecisionKind.ALLOW_ALWAYS)
 
 
-@pytest.mark.parametrize("cmd, prefix, rest", [
-    ("npm test", ("npm", "test"), True),
-    ("npm test --watch", ("npm", "test"), True),
-    ("git commit -m 'x y'", ("git", "commit"), True),
-    ("npm run build", ("npm", "run", "build"), True),
-    ("docker compose up -d", ("docker", "compose", "up"), True),
-    ("rm -rf build", ("rm", "-rf", "build"), False),
-    ("python script.py", ("python", "script.py"), False),
-    ("pytest", ("pytest",), False),
-    ("cat ./x", ("cat", "./x"), False),
+REMEMBER = load("remember.jsonl")
+
+
+@pytest.mark.parametrize("case", REMEMBER, ids=lambda c: c["cmd"][:40])
+def test_always_stores_what_the_table_says(case, tmp_path):
+    """The prompt shows the stored form, and the store holds exactly that."""
+    (sub,) = [c for c in view(parse(case["cmd"])).commands if c.needs_cover]
+    pre = approval_prefix(sub)
+    got = None if pre is None else Approval("bash", pre[0], pre[1]).label
+    assert got == case["stored"], case["why"]
+    if got is None:
+        return
+    store = tmp_path / "approvals.json"
+    ap = Always()
+    assert Engine(tmp_path, "balanced", approver=ap, store=store).decide(bash(case["cmd"])).asked
+    assert ap.prompts[0].remember == (got,)
+    assert [a.label for a in Store(store).approvals()] == [got]
+
+
+@pytest.mark.parametrize("approved, later", [
+    ("rm build", "rm build -r src lib"),
+    ("rm build", "rm build/../.."),
+    ("ssh devbox", "ssh devbox rm -rf /"),
+    ("ssh devbox", "ssh devbox -o ProxyCommand=sh"),
+    ("git push", "git push --force"),
+    ("git push origin main", "git push origin main --force"),
+    ("npm install left-pad", "npm install evil-pkg"),
+    ("make lint", "make lint clean"),
+    ("docker run alpine", "docker run -v /:/host alpine"),
 ])
-def test_approval_prefix(cmd, prefix, rest):
-    (sub,) = view(parse(cmd)).commands
-    assert approval_prefix(sub) == (prefix, rest)
-
-
-@pytest.mark.parametrize("cmd", ["$CMD x", "rm $X"])
-def test_dynamic_commands_cannot_be_remembered(cmd):
-    (sub,) = view(parse(cmd)).commands
-    assert approval_prefix(sub) is None
+def test_always_does_not_cover_more_than_was_shown(approved, later, tmp_path):
+    store = tmp_path / "approvals.json"
+    Engine(tmp_path, "balanced", approver=Always(), store=store).decide(bash(approved))
+    again = Engine(tmp_path, "balanced", store=store)
+    assert again.decide(bash(approved)).rule == "chain.stored_approval"
+    assert not again.decide(bash(later)).allowed()
 
 
 def test_always_persists_across_engine_instances(tmp_path):
@@ -64,10 +82,10 @@ def test_always_persists_across_engine_instances(tmp_path):
     first = Engine(tmp_path, "balanced", approver=ap, store=store)
     d = first.decide(bash("npm test --watch && make lint"))
     assert d.kind is DecisionKind.ALLOW_ALWAYS and d.asked
-    assert ap.prompts[0].remember == ("npm test *", "make lint *")
+    assert ap.prompts[0].remember == ("npm test *", "make lint")
     data = json.loads(store.read_text())
     assert [(a["tool"], a["prefix"], a["rest"]) for a in data["approvals"]] == [
-        ("bash", ["npm", "test"], True), ("bash", ["make", "lint"], True)]
+        ("bash", ["npm", "test"], True), ("bash", ["make", "lint"], False)]
 
     second = Engine(tmp_path, "balanced", store=store)   # no approver: must not need one
     ok = second.decide(bash("npm test -k foo"))
@@ -224,3 +242,36 @@ def test_concurrent_writers_lose_no_approval(tmp_path):
 
 def test_default_store_path(tmp_path):
     assert default_store_path({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "shellgate/approvals.json"
+
+
+@pytest.mark.parametrize("approval, covers", [
+    (Approval("bash", ("rm", "build")), "only this exact command"),
+    (Approval("bash", ("npm", "test"), True), "npm test followed by any words"),
+    (Approval("bash", ("git", "commit", "-m", "a b")), "only this exact command"),
+    (Approval("web_fetch", key="web_fetch:x.org"), "calls with exactly this key"),
+])
+def test_approvals_list_says_what_each_entry_covers(approval, covers, tmp_path, capsys,
+                                                    monkeypatch):
+    from shellgate.auditcli import list_approvals
+
+    monkeypatch.setenv("COLUMNS", "200")
+
+    store = tmp_path / "approvals.json"
+    Store(store).add([approval])
+    assert list_approvals(str(store), as_json=True) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["approvals"]
+    assert entry["covers"] == covers
+    assert list_approvals(str(store), as_json=False) == 0
+    out = capsys.readouterr().out
+    assert approval.label in out and covers in out
+
+
+def test_prompt_shows_the_stored_form(tmp_path):
+    from shellgate.approval.prompt import render_prompt
+
+    ap = Always()
+    Engine(tmp_path, "balanced", approver=ap, store=tmp_path / "a.json").decide(
+        bash("rm build && npm test --watch"))
+    text = render_prompt(ap.prompts[0])
+    assert "'always' remembers: rm build, npm test *" in text
+    assert "a final * stands for any further words" in text

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -178,7 +179,10 @@ _FRAGMENTS = ["https://", "user:", "pw@", "host", " ", "=", "--", "-p", "-u ", "
               "Token", "api_key", "ApiKey", "x-api-key: ", "Authorization: Bearer ", "cookie=",
               "AKIA", "ABCDEFGHIJKLMNOP", "ghp_", "github_pat_", "sk-ant-", "AIza", "eyJ", ".",
               "Zq8Xk2Lm9Rtw", "mysql ", "mariadb-dump ", "sshpass ", "-----BEGIN RSA PRIVATE KEY-----",
-              "-----END RSA PRIVATE KEY-----", "'", '"', "\n", "ſ", "K", "ı", "İ", "é", "secret"]
+              "-----END RSA PRIVATE KEY-----", "'", '"', "\n", "ſ", "K", "ı", "İ", "é", "secret",
+              "DB_PASS=", ":", '"password":', "pass:", "?sig=", "&key=", "docker login -p ",
+              "aws configure set ", "_authToken ", "vault login ", "-uadmin:", "1000:1000",
+              "hooks.slack.com/services/T1/B2/", "npm_", "--from-literal="]
 
 
 def _redact_eagerly(text: str) -> str:
@@ -207,6 +211,7 @@ def test_redact_needles_are_sound_for_each_rule() -> None:
                "eyJZq8Xk2Lm9R.eyJZq8Xk2Lm9R.Zq8Xk2Lm9Rtw",
                "PASSWORD=x", "--api-key v", "mysql -u r -phunter2", "sshpass -p pw ssh h",
                "curl -u me:pw h", "-----BEGIN PRIVATE KEY-----\nx"]
+    samples += [c["text"] for c in load("redact.jsonl")]
     hits = 0
     for needles, pattern, repl in mod._RULES:
         for s in samples:

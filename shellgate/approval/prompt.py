@@ -37,6 +37,7 @@ def render_prompt(prompt: Prompt, *, preview_lines: int = 40) -> str:
             lines.append(f"    … {len(body) - preview_lines} more lines")
     if prompt.remember:
         lines.append(f"  'always' remembers: {', '.join(prompt.remember)}")
+        lines.append("    (exactly these words; a final * stands for any further words)")
     lines.append("  " + "  ".join(f"[{_KEYS[c][0]}] {_KEYS[c][1]}" for c in prompt.choices
                                   if c in _KEYS))
     return "\n".join(lines)

@@ -33,9 +33,10 @@ from ..bash.facts import PathOp
 from .audit import AuditLog
 from .modes import Capability, DecisionKind, Mode, Verdict, matrix_verdict, parse_mode
 from .pattern import CommandPattern
+from .remember import approval_prefix
 from .rules import PathEntry, Rule, RuleAction, RuleSet, Subject, parse_rule, tool_key
 from .store import Approval, Store
-from .subject import CommandView, approval_prefix, parse_view
+from .subject import CommandView, parse_view
 from .types import FULL_CHOICES, LIMITED_CHOICES, Approver, Decision, Metadata, Prompt, Request
 
 _ALLOW_ORDER = (DecisionKind.ALLOW_ONCE, DecisionKind.ALLOW_SESSION, DecisionKind.ALLOW_ALWAYS)

@@ -13,18 +13,21 @@ Two strengths of matching:
 - *loose* (deny / ask rules): words are compared by their text, dynamic or not, and the
   command name also by its basename (``/bin/rm`` is ``rm``). Erring towards a match is the
   safe side for a deny.
+
+Patterns may come from an untrusted project file, so nothing here backtracks: words and paths
+are matched by :mod:`.wildcard`, and a pattern over its size limits is a ``ValueError``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Protocol
 
-from .._record import record
+from .._record import field, record
+from .wildcard import PathGlob, Wildcard, check_size, check_words
 
 
 class WordLike(Protocol):
@@ -36,12 +39,7 @@ class WordLike(Protocol):
 @record
 class _Tok:
     star: bool
-    regex: re.Pattern[str] | None = None
-
-
-def _wild(text: str) -> re.Pattern[str]:
-    """A regex where only ``*`` is special (matching anything, spaces included)."""
-    return re.compile("".join(".*" if c == "*" else re.escape(c) for c in text), re.DOTALL)
+    word: Wildcard | None = None
 
 
 @record
@@ -54,6 +52,7 @@ class CommandPattern:
     def compile(cls, spec: str) -> CommandPattern:
         """Raises ``ValueError`` with a message for a pattern that cannot be split into words."""
         text = spec.strip()
+        check_size(text)
         if text.endswith(":*"):
             text = text[:-2].rstrip() + " *"
         try:
@@ -62,7 +61,8 @@ class CommandPattern:
             raise ValueError(f"cannot split the pattern into words: {exc}") from None
         if not words:
             raise ValueError("empty command pattern")
-        toks = [_Tok(True) if w == "*" else _Tok(False, _wild(w)) for w in words]
+        check_words(len(words))
+        toks = [_Tok(True) if w == "*" else _Tok(False, Wildcard.compile(w)) for w in words]
         # `ls*` ends in a glob: like Claude Code's raw `*`, it may be followed by more words.
         if not toks[-1].star and words[-1].endswith("*"):
             toks.append(_Tok(True))
@@ -71,7 +71,7 @@ class CommandPattern:
     @classmethod
     def literal(cls, words: Sequence[str], *, rest: bool) -> CommandPattern:
         """Exactly these words (no wildcards in them), then anything when ``rest``."""
-        toks = [_Tok(False, re.compile(re.escape(w), re.DOTALL)) for w in words]
+        toks = [_Tok(False, Wildcard((w,))) for w in words]
         if rest:
             toks.append(_Tok(True))
         return cls(" ".join(shlex.quote(w) for w in words) + (" *" if rest else ""), tuple(toks),
@@ -106,12 +106,12 @@ class CommandPattern:
         def word_ok(i: int, w: WordLike) -> bool:
             if strict and (not w.static or w.glob):
                 return False
-            rx = toks[i].regex
-            assert rx is not None
-            if rx.fullmatch(w.text):
+            wild = toks[i].word
+            assert wild is not None
+            if wild.match(w.text):
                 return True
-            return not strict and i == 0 and "/" in w.text and bool(
-                rx.fullmatch(os.path.basename(w.text)))
+            return not strict and i == 0 and "/" in w.text and wild.match(
+                os.path.basename(w.text))
 
         states = closure({0})
         for w in words:
@@ -137,28 +137,6 @@ class Anchor(StrEnum):
     ANY = "any"            # name: at any depth under the cwd (gitignore)
 
 
-def _glob_regex(glob: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return "".join(out)
-
-
 @record
 class PathPattern:
     """Claude Code's path anchors: ``//abs``, ``~/home``, ``/base-relative``, ``./cwd``; ``*``
@@ -168,6 +146,7 @@ class PathPattern:
     source: str
     anchor: Anchor
     body: str
+    glob: PathGlob | None = field(default=None, compare=False, repr=False)  # None: no body
 
     @classmethod
     def compile(cls, spec: str) -> PathPattern:
@@ -176,42 +155,40 @@ class PathPattern:
             raise ValueError("empty path pattern")
         if "\n" in s or "\0" in s:
             raise ValueError("a path pattern is one line")
-        if s.startswith("//"):
-            return cls(spec, Anchor.ABSOLUTE, s[2:])
-        if s == "~" or s.startswith("~/"):
-            return cls(spec, Anchor.HOME, s[2:])
-        if s.startswith("/"):
-            return cls(spec, Anchor.BASE, s[1:])
-        if s.startswith("./"):
-            return cls(spec, Anchor.CWD, s[2:])
-        if "/" in s.rstrip("/"):
-            return cls(spec, Anchor.CWD, s)
-        return cls(spec, Anchor.ANY, s)
-
-    def regex(self, *, home: str, base: str, cwd: str) -> re.Pattern[str]:
-        root = {Anchor.ABSOLUTE: "/", Anchor.HOME: home, Anchor.BASE: base,
-                Anchor.CWD: cwd, Anchor.ANY: cwd}[self.anchor]
-        root = os.path.normpath(root).rstrip("/")
-        body = self.body.rstrip("/")
-        if self.anchor is Anchor.ANY:
+        check_size(s)
+        anchor, body = _anchor(s)
+        body = body.rstrip("/")
+        if anchor is Anchor.ANY:
             body = "**/" + body
-        if not body:
-            return re.compile(re.escape(root or "/"))
-        return re.compile(re.escape(root) + "/" + _glob_regex(body), re.DOTALL)
+        return cls(spec, anchor, body, PathGlob.compile(body) if body else None)
 
     def matches(self, path: str, *, home: str, base: str, cwd: str) -> bool:
         """``path`` must be absolute and normalised; it matches if it or a parent does."""
-        rx = self.regex(home=home, base=base, cwd=cwd)
-        p = path
-        while True:
-            if rx.fullmatch(p):
-                return True
-            parent = os.path.dirname(p)
-            if parent == p:
-                return False
-            p = parent
+        root = {Anchor.ABSOLUTE: "/", Anchor.HOME: home, Anchor.BASE: base,
+                Anchor.CWD: cwd, Anchor.ANY: cwd}[self.anchor]
+        root = os.path.normpath(root).rstrip("/")
+        if self.glob is None:
+            return path == (root or "/") or path.startswith(root + "/")
+        if not path.startswith(root + "/"):
+            return False
+        # `/` itself is a parent of every path: with the root `/`, the empty rest is one too.
+        return self.glob.match(path[len(root) + 1:], parent_of_empty=not root)
+
+
+def _anchor(s: str) -> tuple[Anchor, str]:
+    if s.startswith("//"):
+        return Anchor.ABSOLUTE, s[2:]
+    if s == "~" or s.startswith("~/"):
+        return Anchor.HOME, s[2:]
+    if s.startswith("/"):
+        return Anchor.BASE, s[1:]
+    if s.startswith("./"):
+        return Anchor.CWD, s[2:]
+    if "/" in s.rstrip("/"):
+        return Anchor.CWD, s
+    return Anchor.ANY, s
 
 
 def wild_match(pattern: str, text: str) -> bool:
     """Full match where only ``*`` is special (keys, hosts)."""
-    return bool(_wild(pattern).fullmatch(text))
+    return Wildcard.compile(pattern).match(text)

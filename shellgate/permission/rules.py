@@ -18,7 +18,9 @@ means depends on what the call carries, not on the tool's name:
 Tool names compare without case, ``_`` and ``-`` (``WebFetch`` is ``web_fetch``).
 
 The grammar is parsed with pyparsing, imported only when a rule is parsed. A bad rule raises
-:class:`RuleError` naming the file and line. ``match`` / ``not_match`` examples are checked at
+:class:`RuleError` naming the file and line; so does a pattern over the size limits of
+:mod:`.wildcard`, whatever its list (a deny rule too large to match safely is an error, never
+dropped: the config loader then refuses the whole file). ``match`` / ``not_match`` examples are checked at
 load (Codex's ``prefix_rule`` idea): a rule that does not do what its examples say is an error.
 """
 
@@ -36,6 +38,7 @@ from typing import Any
 from .._record import field, record
 from ..bash.facts import PathOp
 from .pattern import CommandPattern, PathPattern, wild_match
+from .wildcard import check_size
 
 
 class RuleAction(StrEnum):
@@ -226,6 +229,7 @@ def parse_rule(text: str, action: RuleAction | str = RuleAction.ALLOW, *, source
             elif spec.startswith("domain:"):
                 if not spec[len("domain:"):].strip():
                     raise ValueError("empty domain")
+                check_size(spec)
             else:
                 kw["command"] = CommandPattern.compile(spec)
         except ValueError as exc:

@@ -7,9 +7,9 @@ One JSON file (default ``$XDG_CONFIG_HOME/shellgate/approvals.json``)::
        "created": "2026-11-30T05:44:00Z"},
       {"tool": "web_fetch", "key": "web_fetch:docs.python.org", "workspace": null, ...}]}
 
-- A command approval is a token prefix of one executed sub-command (``rest``: more words may
-  follow). It is matched like an allow rule (:mod:`.subject`): word by word, never as a raw
-  string prefix.
+- A command approval is the exact words of one executed sub-command, or (``rest``) a listed
+  program and subcommand followed by any words (:mod:`.remember` decides which). It is matched
+  like an allow rule (:mod:`.subject`): word by word, never as a raw string prefix.
 - ``workspace`` scopes an approval to the project it was given in (``null``: everywhere).
 - Writes take a file lock (``filelock``, imported only when writing), re-read the file,
   merge without duplicates and replace it atomically (temp file + ``os.replace``), so
@@ -63,6 +63,15 @@ class Approval:
 
             return " ".join(shlex.quote(w) for w in self.prefix) + (" *" if self.rest else "")
         return self.key
+
+    @property
+    def covers(self) -> str:
+        """What the entry allows, in words (``approvals list``)."""
+        if not self.prefix:
+            return "calls with exactly this key"
+        if self.rest:
+            return f"{self.label[:-2]} followed by any words"
+        return "only this exact command"
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

@@ -41,7 +41,6 @@ TRANSPARENT_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", 
 _WRAPPED_VIA = frozenset({"wrapper", "shell_c", "xargs", "find_exec"})
 _FILE_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _DUP_TARGET = lazy_compile(r"\d+-?|-")
-_SUBCOMMAND = lazy_compile(r"[A-Za-z][A-Za-z0-9_:-]*")
 
 
 @record
@@ -208,29 +207,3 @@ def parse_view(command: str, script: Any = None, readonly: Iterable[int] = ()) -
     except Exception as exc:  # a parser bug must not open the gate
         return CommandView(command, False, f"cannot parse: {type(exc).__name__}: {exc}", (),
                            rough_segments(command))
-
-
-def approval_prefix(sub: SubCommand) -> tuple[tuple[str, ...], bool] | None:
-    """The token prefix an "always allow" remembers for one sub-command, and whether more
-    words may follow it.
-
-    Leading sub-command words (``git commit``, ``npm run build``, at most three words) are
-    kept with a trailing wildcard; a command whose second word is a flag, path or anything
-    not word-like is remembered exactly (``rm -rf build`` does not become ``rm *``). ``None``
-    when the command cannot be remembered (dynamic name or words).
-    """
-    if sub.name is None or not sub.words:
-        return None
-    words = sub.words
-    prefix = [sub.name]
-    for w in words[1:3]:
-        if not w.static or w.glob or not _SUBCOMMAND.fullmatch(w.text):
-            break
-        prefix.append(w.text)
-    if len(prefix) >= 2:
-        return tuple(prefix), True
-    if len(words) == 1:
-        return tuple(prefix), False
-    if all(w.static and not w.glob for w in words):
-        return tuple(w.text for w in words), False
-    return None
