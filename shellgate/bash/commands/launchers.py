@@ -74,7 +74,8 @@ _SPECS: dict[str, tuple[Command, int, Via]] = {
         Flag("-x", "--exit"), Flag("-n", "--max-args", takes=V), Flag("-L", "--max-lines", takes=V),
         Flag("-P", "--max-procs", takes=V), Flag("-d", "--delimiter", takes=V),
         Flag("-E", "--eof", takes=V), Flag("-s", "--max-chars", takes=V),
-        Flag("-I", "--replace", takes=V), Flag("-a", "--arg-file", takes=Takes.PATH),
+        Flag("-I", takes=V), Flag("-i", "--replace", takes=V, optional=True),
+        Flag("-a", "--arg-file", takes=Takes.PATH),
         Flag("-p", "--interactive"), Flag("-o", "--open-tty")],
         unsafe={Flag("--process-slot-var", takes=V): "sets an environment variable for the command"}),
         0, Via.XARGS),
@@ -144,7 +145,8 @@ def shell(call: Call) -> list[Finding]:
         w = args[i]
         t = w.text
         if not w.static or w.glob:
-            out.append(Finding(f"{name} option only known at run time", w.span, "readonly.wild"))
+            out.append(Finding(f"{name} argument only known at run time (an option, or the script)",
+                               w.span, "readonly.wild"))
             return out
         if t in ("--norc", "--noprofile", "--posix"):
             i += 1
