@@ -151,6 +151,9 @@ def shell(call: Call) -> list[Finding]:
         if t in ("--norc", "--noprofile", "--posix"):
             i += 1
             continue
+        if t in ("--", "-"):  # the end of the options: the script is the next word
+            i += 1
+            break
         if len(t) >= 2 and t[0] in "-+" and t[1] != "-":
             letters = t[1:]
             if not set(letters) <= _SHELL_FLAGS | {"o"}:

@@ -163,6 +163,9 @@ class Command:
       ``… | xargs cat``): the sensitive-path scanner cannot see that path.
     * ``pattern_from``: the first operand is a pattern or program, not a path, unless one of
       these flags gives it (``grep -e``).
+    * ``dashdash=False``: ``--`` does not end the options (Info-ZIP's ``unzip``, ``zipinfo``
+      read it as an option): it is read as an unknown flag. ``tests/test_double_dash.py``
+      checks every table against the installed program.
     """
 
     name: str
@@ -181,6 +184,7 @@ class Command:
     wild: bool | None = None
     reads: bool | Callable[[Parsed], bool] = True
     pattern_from: tuple[str, ...] | None = None
+    dashdash: bool = True
     aliases: tuple[str, ...] = ()
     _short: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
     _long: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
@@ -285,7 +289,7 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False) ->
                     w.span, "readonly.wild"))
             p.operands.append(w)
             continue
-        if t == "--" and w.static:
+        if t == "--" and w.static and cmd.dashdash:
             options_open = False
             continue
         if t.startswith("--") and len(t) > 2:
