@@ -25,8 +25,6 @@ in URLs), zsh's different word splitting of ``$x`` (a dynamic word is handled as
 
 from __future__ import annotations
 
-import re
-
 from .._lazyre import lazy_compile
 from .ir import Command, Word
 
@@ -35,6 +33,9 @@ _EQUALS = lazy_compile(r"=[A-Za-z0-9_./+-]")
 _FLAG_PARAM = lazy_compile(r"\$[~=^]")
 _MODIFIER = lazy_compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-]):[aAceghlpPqQrstux&]")
 _OPERATORS = frozenset({"=", "==", "=~", "!="})
+_ANY = lazy_compile(r"[*?+@!]\(|^[=^]|\$[~=^]|\$[\w#?$!*@-]+:")  # maybe one of the above, quoted or not
+_PIECE = lazy_compile(r"""\\[\s\S]|"|\$'(?:[^'\\]|\\[\s\S])*'?|'[^']*'?|[^\\"'$]+|[\s\S]""")
+_PIECE_DQ = lazy_compile(r"""\\[\s\S]|"|[^\\"]+|[\s\S]""")  # inside double quotes
 QUOTED = "\0"  # stands for a quoted character in the masked texts
 
 
@@ -52,7 +53,7 @@ def problems(cmd: Command) -> list[tuple[str, Word | None]]:
 
 def word_problems(raw: str) -> list[str]:
     """Why zsh may expand the word spelled ``raw`` differently from bash."""
-    if raw in _OPERATORS:
+    if raw in _OPERATORS or not _ANY.search(raw):  # one regex step for the common word
         return []
     unquoted, expanded = _masks(raw)
     out = []
@@ -74,42 +75,21 @@ def word_problems(raw: str) -> list[str]:
 def _masks(raw: str) -> tuple[str, str]:
     """``raw`` with quoted characters replaced by ``QUOTED``: in the first also those inside
     double quotes (globs and ``=`` are inert there), in the second only single-quoted,
-    ``$'…'`` and backslash-escaped ones (parameters still expand inside double quotes)."""
+    ``$'…'`` and backslash-escaped ones (parameters still expand inside double quotes). Read
+    a run at a time (``_PIECE``), not a character at a time."""
     unq, exp = [], []
-    i, n, dq = 0, len(raw), False
-    while i < n:
-        c = raw[i]
-        if c == "\\" and i + 1 < n:
-            unq += QUOTED * 2
-            exp += QUOTED * 2
-            i += 2
-            continue
-        if c == '"':
+    dq, i = False, 0
+    while i < len(raw):
+        piece = (_PIECE_DQ if dq else _PIECE).match(raw, i).group()
+        i += len(piece)
+        if piece == '"':
             dq = not dq
             unq.append(QUOTED)
             exp.append(QUOTED)
-            i += 1
-            continue
-        if not dq and (c == "'" or raw.startswith("$'", i)):
-            start = i + (2 if c == "$" else 1)
-            end = _quote_end(raw, start, ansi=c == "$")
-            unq += QUOTED * (end - i)
-            exp += QUOTED * (end - i)
-            i = end
-            continue
-        unq.append(QUOTED if dq else c)
-        exp.append(c)
-        i += 1
+        elif piece[0] == "\\" or (not dq and (piece[0] == "'" or piece.startswith("$'"))):
+            unq.append(QUOTED * len(piece))
+            exp.append(QUOTED * len(piece))
+        else:
+            unq.append(QUOTED * len(piece) if dq else piece)
+            exp.append(piece)
     return "".join(unq), "".join(exp)
-
-
-_ANSI_END = re.compile(r"(?:[^'\\]|\\.)*'", re.S)
-
-
-def _quote_end(raw: str, k: int, *, ansi: bool) -> int:
-    """The offset after the single quote closing a quote whose text starts at ``k``."""
-    if ansi:
-        m = _ANSI_END.match(raw, k)
-        return m.end() if m else len(raw)
-    e = raw.find("'", k)
-    return len(raw) if e < 0 else e + 1
