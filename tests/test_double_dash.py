@@ -16,13 +16,15 @@ from pathlib import Path
 import pytest
 
 from shellgate.bash.analysis import analyse
-from shellgate.bash.commands import registry
+from shellgate.bash.commands import launchers, registry
 from shellgate.bash.commands.spec import Command
 from shellgate.bash.facts import Context, Effect
 
-TABLES = sorted((name, spec) for name, spec in registry._build().items()
-                if isinstance(spec, Command) and not spec.free and spec.effect is Effect.READ
-                and shutil.which(name))
+# the registry's tables, and the option tables of the wrappers (timeout, nice, env, xargs …)
+_ALL = [*registry._build().items(), *((n, spec) for n, (spec, _, _) in launchers._SPECS.items())]
+TABLES = sorted({name: spec for name, spec in _ALL
+                 if isinstance(spec, Command) and not spec.free and spec.effect is Effect.READ
+                 and shutil.which(name)}.items())
 
 
 BWRAP = shutil.which("bwrap")
