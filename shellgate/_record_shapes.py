@@ -274,7 +274,7 @@ def init_attr_n_aaaaaa(self, a0, a1, a2, a3, a4, a5):
     self.n5 = a5
 
 
-def init_attr_n_aaaaaaa(self, a0, a1, a2, a3, a4, a5, a6):
+def init_attr_n_aaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7):
     self.n0 = a0
     self.n1 = a1
     self.n2 = a2
@@ -282,6 +282,7 @@ def init_attr_n_aaaaaaa(self, a0, a1, a2, a3, a4, a5, a6):
     self.n4 = a4
     self.n5 = a5
     self.n6 = a6
+    self.n7 = _f7() if a7 is _HAS_FACTORY else a7
 
 
 def init_attr_n_aaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7):
@@ -544,7 +545,7 @@ def init_slot_n_aaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9
     _s18(self, a18)
 
 
-def init_slot_p_aaFaaaaaaaaaaaaaaff(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16):
+def init_slot_p_aaFaaaaaaaaaaaaaaaff(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, _f2() if a2 is _HAS_FACTORY else a2)
@@ -562,6 +563,7 @@ def init_slot_p_aaFaaaaaaaaaaaaaaff(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9
     _s14(self, a14)
     _s15(self, a15)
     _s16(self, a16)
-    _s17(self, _f17())
+    _s17(self, a17)
     _s18(self, _f18())
+    _s19(self, _f19())
     self.__post_init__()

@@ -142,3 +142,38 @@ def bash_calls(src: str, tmp: Path) -> list[list[str]]:
                    env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C.UTF-8"})
     data = out.read_bytes().decode("utf-8") if out.exists() else ""
     return [rec.split("\0")[:-1] for rec in data.split("\036")[:-1]]
+
+
+def shellgate_calls(src: str) -> list[list[str]] | None:
+    """The argv of every ``f`` command shellgate finds in ``src``; None when it refuses."""
+    script = parse(src)
+    if script.error is not None:
+        return None
+    return [[w.text for w in c.words] for c in script.commands if c.name == "f"]
+
+
+def missed_calls(src: str, tmp: Path) -> list[list[str]] | None:
+    """The calls of ``f`` bash makes running ``src`` that shellgate does not list (None when
+    shellgate refuses): shellgate may list more (both sides of ``||``), not fewer. A command
+    with an expansion in its words stands for any call that agrees with its static words up to
+    the first expansion (``f $(f a)`` is bash's ``f`` with whatever ``f a`` printed)."""
+    script = parse(src)
+    if script.error is not None:
+        return None
+    exact = [[w.text for w in c.words] for c in script.commands
+             if c.name == "f" and all(w.static for w in c.words)]
+    loose = []
+    for c in script.commands:
+        if c.name == "f" and not all(w.static for w in c.words):
+            k = next(i for i, w in enumerate(c.words) if not w.static)
+            loose.append([w.text for w in c.words[:k]])
+    return [call for call in bash_calls(src, tmp)  # a loop runs a listed command many times
+            if call not in exact and not any(call[:len(p)] == p for p in loose)]
+
+
+def bash_rejects(src: str, shell: str = "bash") -> bool:
+    """Whether ``shell -n`` finds a syntax error in ``src`` (nothing is run)."""
+    proc = subprocess.run([shutil.which(shell) or shell, "-n", "-c", src], capture_output=True,
+                          timeout=10, check=False, env={"PATH": os.environ.get("PATH", ""),
+                                                        "LC_ALL": "C.UTF-8"})
+    return proc.returncode != 0

@@ -23,13 +23,13 @@ import os
 import posixpath
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextvars import copy_context
 from pathlib import Path
 
+import _helpers
 import pytest
-from _helpers import BASH, bash_calls, parsed_in, parser_mode
+from _helpers import BASH, bash_calls, missed_calls, parsed_in, parser_mode, shellgate_calls
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -448,14 +448,6 @@ def test_logical_cd_through_a_link_is_allowed(world, gates) -> None:
 
 # --------------------------------------------------------------------------- `<&-` / `>&-`
 
-def _shellgate_calls(src: str) -> list[list[str]] | None:
-    """The argv of every ``f`` command shellgate finds in ``src``; None when it refuses."""
-    script = parse(src)
-    if script.error is not None:
-        return None
-    return [[w.text for w in c.words] for c in script.commands if c.name == "f"]
-
-
 # bash reads `-` right after `<&`/`>&` as a token of its own (parse.y read_token): a word or
 # even a `#` comment hiding later lines may follow it with no blank (_lex.redirect, _fast.py)
 
@@ -464,7 +456,7 @@ def _shellgate_calls(src: str) -> list[list[str]] | None:
 @pytest.mark.parametrize("src", ["f 2>&-x", "f <&-'a b' c", "f >&-y z",
                                  "f 2>&-#'\nf hidden\n'"])
 def test_dash_after_dup_redirect_matches_bash(tmp_path: Path, src: str) -> None:
-    got = _shellgate_calls(src)
+    got = shellgate_calls(src)
     assert got is None or got == bash_calls(src, tmp_path), repr(src)
 
 
@@ -473,9 +465,9 @@ def test_bash_calls_oracle(tmp_path: Path) -> None:
     """The oracle sees calls whatever fds the command closes, and tells argvs apart."""
     assert bash_calls("f 2>&-x", tmp_path) == [["f", "x"]]
     assert bash_calls("f 2>&-#'\nf hidden\n'", tmp_path) == [["f"], ["f", "hidden"]]
-    assert _shellgate_calls("f 'a b' 2>&1; f c") == bash_calls("f 'a b' 2>&1; f c", tmp_path)
-    assert _shellgate_calls("f a b") != bash_calls("f 'a b'", tmp_path)
-    assert _shellgate_calls("f 2>&-#x\nf y") == bash_calls("f 2>&-#x\nf y", tmp_path)  # argv agree here
+    assert shellgate_calls("f 'a b' 2>&1; f c") == bash_calls("f 'a b' 2>&1; f c", tmp_path)
+    assert shellgate_calls("f a b") != bash_calls("f 'a b'", tmp_path)
+    assert shellgate_calls("f 2>&-#x\nf y") == bash_calls("f 2>&-#x\nf y", tmp_path)  # argv agree here
 
 
 _B_WORDS = ["a", "b c", "'x y'", '"q r"', "-n", "a=b", "=", "é", "\\ ", "a\\\nb", "'#'", "a#b", "#c",
@@ -516,20 +508,6 @@ def bashy(draw, depth: int = 0) -> str:
     return src
 
 
-def _missed_calls(src: str, tmp: Path) -> list[list[str]] | None:
-    """The calls bash makes that shellgate does not list (None when shellgate refuses)."""
-    got = _shellgate_calls(src)
-    if got is None:
-        return None
-    missed = []
-    for call in bash_calls(src, tmp):
-        if call in got:
-            got.remove(call)
-        else:
-            missed.append(call)
-    return missed
-
-
 @pytest.mark.skipif(BASH is None, reason="no bash")
 @settings(deadline=None, max_examples=100)
 @given(bashy())
@@ -537,17 +515,17 @@ def test_every_call_bash_makes_is_listed(tmp_path_factory: pytest.TempPathFactor
     """Whatever path parses it: each call bash really makes is a command shellgate lists
     (shellgate may list more: both sides of `||`, commands whose redirection fails)."""
     tmp = tmp_path_factory.mktemp("calls")
-    assert _missed_calls(src, tmp) in (None, []), repr(src)
+    assert missed_calls(src, tmp) in (None, []), repr(src)
 
 
 @pytest.mark.skipif(BASH is None, reason="no bash")
 def test_missed_calls_detects_a_hidden_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     src = "f a; f b"
-    assert _missed_calls(src, tmp_path) == []
+    assert missed_calls(src, tmp_path) == []
     real = parse
-    monkeypatch.setattr(sys.modules[__name__], "parse",
+    monkeypatch.setattr(_helpers, "parse",
                         lambda text: replace(real(text), commands=real(text).commands[:1]))
-    assert _missed_calls(src, tmp_path) == [["f", "b"]]
+    assert missed_calls(src, tmp_path) == [["f", "b"]]
 
 
 def test_record_equality_sees_every_compared_field() -> None:

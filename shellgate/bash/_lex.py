@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 
 from .._lazyre import lazy_compile
 from .._record import field, record
@@ -114,6 +115,8 @@ class Prepass:
     heredocs: dict[int, Heredoc]     # by the end offset of the delimiter word
     coproc: set[int]                  # start offsets of commands run by `coproc`
     words: list[Span]                 # every word read, to cross-check bashlex's words
+    literal: list[Span] = field(default_factory=list)  # where `\\⏎` is no continuation:
+    # closed intervals [lo, hi] of single quotes, `$'…'`, comments and quoted here-docs
 
     def text(self, start: int, end: int) -> str:
         """The masked text of ``src[start:end]`` for bashlex: constructs inside it (but not
@@ -174,6 +177,7 @@ class _Scanner:
         self.words: list[Span] = []
         self.tokens = 0
         self.compound = 0
+        self.literal: list[Span] = []  # single quotes, `$'…'`, comments, quoted here-docs
 
     # ----------------------------------------------------------------- helpers
     def mask(self, s: int, e: int, ch: str = MASK) -> None:
@@ -217,6 +221,7 @@ class _Scanner:
         j = self.src.find("\n", i)
         j = self.n if j < 0 else j
         self.mask(i, j, " ")
+        self.literal.append((i + 1, j))
         return j
 
     # ------------------------------------------------------------------ lists
@@ -452,6 +457,8 @@ class _Scanner:
                 break
             pos = line_end + 1
         keep: list[Opaque] = []
+        if hd.quoted:  # bash reads these lines raw: no line continuation, terminator included
+            self.literal.append((start, end))
         if not hd.quoted:
             container = self.stack[-1].children if self.stack else self.top
             before = len(container)
@@ -745,6 +752,7 @@ class _Scanner:
             if e < 0:
                 raise LexError("unterminated single quote", k)
             self.mask(k, e + 1)
+            self.literal.append((k + 1, e))
             return e + 1
         if c == '"':
             return self.dquote(k)
@@ -804,6 +812,7 @@ class _Scanner:
             if not m:
                 raise LexError("unterminated $'…'", k)
             self.mask(k, m.end())
+            self.literal.append((k + 2, m.end() - 1))
             return m.end()
         if nxt == '"' and not dq:
             self.base[k] = MASK
@@ -873,6 +882,8 @@ class _Scanner:
                 e = src.find("'", k + 1)
                 if e < 0:
                     raise LexError("unterminated single quote", k)
+                if mode == "plain":
+                    self.literal.append((k + 1, e))
                 if mode == "param":
                     j = k + 1
                     while j < e:
@@ -1028,4 +1039,87 @@ def prepass(src: str) -> Prepass:
         for hd, _ in sc.pending:
             hd.body, hd.terminated = (len(src), len(src)), False
         sc.pending.clear()
-    return Prepass(src, sc.base, sc.opaques, sc.top, sc.heredocs, sc.coproc, sc.words)
+    return Prepass(src, sc.base, sc.opaques, sc.top, sc.heredocs, sc.coproc, sc.words,
+                   sc.literal)
+
+
+# ------------------------------------------------------------------ line continuations
+MAX_JOIN_ROUNDS = 3
+
+
+def joined(src: str) -> tuple[str, Prepass, list[int]]:
+    """What bash reads from ``src`` after line continuations, its pre-pass, and where the
+    removed ``\\⏎`` pairs were (offsets into the joined text, ascending; see :func:`unjoin`).
+
+    bash drops an unescaped backslash-newline in its input layer, before any token is read,
+    everywhere except inside single quotes, ``$'…'``, comments and quoted here-documents: so
+    ``"$\\⏎(id)"`` is a command substitution and ``i\\⏎f`` the word ``if``. Which pairs are
+    in those places depends on the joined text itself, so this is a fixed point: join the
+    pairs outside the literal regions of one reading (the text as written, or — when that
+    does not lex — every pair), lex the result, and accept only if its own literal regions
+    hold every remaining pair and none of the removed ones. Raises LexError otherwise."""
+    try:
+        keep = _literal_mask(src, prepass(src).literal)
+    except LexError:
+        keep = bytearray(len(src) + 1)  # it may only lex once joined (`$\\⏎(…)` unquoted)
+    text, removed = src, []
+    for _ in range(MAX_JOIN_ROUNDS):
+        cut = [k for k in _pairs(text) if not keep[k]]
+        text, removed = _cut(text, cut, removed)
+        pp = prepass(text)
+        inside = _literal_mask(text, pp.literal)
+        if any(inside[q] for q in removed):
+            raise LexError("a line continuation joins text that bash then reads as quoted or "
+                           "as a comment: not supported", None)
+        left = [k for k in _pairs(text) if not inside[k]]
+        if not left:
+            return text, pp, removed
+        keep = inside
+    raise LexError("line continuations that change how the command reads: not supported", None)
+
+
+def unjoin(removed: list[int]) -> Callable[[Span], Span]:
+    """The map from spans of :func:`joined` text back to the source: a span that covers a
+    removed pair covers it in the source too."""
+    def back(k: int) -> int:
+        return k + 2 * bisect.bisect_right(removed, k)
+
+    def span(s: Span) -> Span:
+        a, b = s
+        return (back(a), back(b - 1) + 1) if b > a else (back(a), back(a))
+    return span
+
+
+def _pairs(text: str) -> list[int]:
+    """Offsets of the backslashes of unescaped backslash-newline pairs."""
+    out, k = [], text.find("\\\n")
+    while k >= 0:
+        if not _escaped(text, k):
+            out.append(k)
+        k = text.find("\\\n", k + 2)
+    return out
+
+
+def _literal_mask(text: str, regions: list[Span]) -> bytearray:
+    """One byte per offset (and one past the end): 1 inside a literal region."""
+    mask = bytearray(len(text) + 1)
+    for lo, hi in regions:
+        if hi >= lo:
+            mask[lo:hi + 1] = b"\x01" * (min(hi, len(text)) - lo + 1)
+    return mask
+
+
+def _cut(text: str, cut: list[int], removed: list[int]) -> tuple[str, list[int]]:
+    """``text`` without the pairs at ``cut``, and the removed offsets of both rounds in the
+    new text's coordinates."""
+    if not cut:
+        return text, removed
+    parts, pos, new = [], 0, []
+    for n, k in enumerate(cut):
+        parts.append(text[pos:k])
+        new.append(k - 2 * n)
+        pos = k + 2
+    parts.append(text[pos:])
+    shift = [bisect.bisect_left(cut, q) for q in removed]  # earlier rounds' offsets move too
+    old = [q - 2 * m for q, m in zip(removed, shift, strict=True)]
+    return "".join(parts), sorted(old + new)

@@ -21,9 +21,11 @@ the caller fails closed.
 
 from __future__ import annotations
 
-from ._lex import LexError, prepass
-from .ir import ParseFailure, Script
-from .walk import Unsupported, Walker
+from collections.abc import Callable
+
+from ._lex import LexError, joined, prepass, unjoin
+from .ir import Command, ParseFailure, Script, Span
+from .walk import Unsupported, Walker, respan
 
 MAX_SOURCE = 256 * 1024   # characters; longer commands are refused outright
 
@@ -62,26 +64,45 @@ def _parse(source: str | bytes) -> Script:
         except UnicodeEncodeError as exc:
             return _fail(source, "invalid UTF-8 (lone surrogate)", (exc.start, exc.end))
     walker: Walker | None = None
+    back = _same  # spans of the text walked -> spans of the source
     try:
         walker = Walker.plain(source)
         if walker is not None:  # plain words, plain operators: nothing to lex
             walker.run_plain()
+        elif "\\\n" in source:  # bash reads the text with its line continuations joined
+            text, pp, removed = joined(source)
+            back = unjoin(removed)
+            walker = Walker(text, pp)
+            walker.run()
         else:
             pp = prepass(source)
             walker = Walker(source, pp)
             walker.run()
     except LexError as exc:
-        span = (exc.pos, exc.pos + 1) if exc.pos is not None else None
+        span = back((exc.pos, exc.pos + 1)) if exc.pos is not None else None
         return _fail(source, exc.reason, span)
     except Unsupported as exc:
-        return _fail(source, exc.reason, exc.span, walker.commands if walker else (),
-                     walker.functions if walker else ())
+        return _fail(source, exc.reason, exc.span and back(exc.span),
+                     _respan(walker, back), walker.functions if walker else ())
     except RecursionError:
         return _fail(source, "nesting too deep")
     except NotImplementedError as exc:
         return _fail(source, f"unsupported construct: {exc}")
     except Exception as exc:  # bashlex raises AttributeError, IndexError … on odd input
         return _fail(source, f"syntax error: {type(exc).__name__}: {exc}",
-                     None, walker.commands if walker else (), walker.functions if walker else ())
-    return Script(source=source, commands=tuple(walker.commands), error=None,
+                     None, _respan(walker, back), walker.functions if walker else ())
+    return Script(source=source, commands=_respan(walker, back), error=None,
                   functions=tuple(walker.functions))
+
+
+def _same(span: Span) -> Span:
+    return span
+
+
+def _respan(walker: Walker | None, back: Callable[[Span], Span]) -> tuple[Command, ...]:
+    """The walker's commands with spans into the source (see ``_lex.joined``)."""
+    if walker is None:
+        return ()
+    if back is _same:
+        return tuple(walker.commands)
+    return tuple(respan(c, back) for c in walker.commands)

@@ -21,7 +21,9 @@ inners) and asks of each, in order:
    table (``commands/``) decides — including that a command printing file content may not
    read a path only known at run time (``cat $(echo ~/.ssh/id_rsa)``, ``… | xargs cat``): the
    sensitive-path scanner cannot see such a path.
-7. Loops: ``for NAME in …`` assigns NAME (``for PATH in /tmp/evil; do ls; done``): only
+7. Other shells: a word zsh expands differently from bash (glob qualifiers, ``=cmd``, ``$~x``,
+   ``$x:h`` …, ``zsh.py``) is refused, whatever the agent's shell.
+8. Loops: ``for NAME in …`` assigns NAME (``for PATH in /tmp/evil; do ls; done``): only
    lower-case, non-proxy names are accepted. ``{var}>file`` redirections assign too.
 
 Sensitive-path hits from ``paths.scan`` make the script not read-only and EXEC (the same
@@ -45,6 +47,7 @@ from pathlib import Path
 
 from .._lazyre import lazy_compile
 from .._record import record
+from . import zsh
 from .commands import expansions, registry
 from .commands.spec import Call, Command, Finding, run_checks
 from .commands.targets import expand_home, where, worst
@@ -247,6 +250,7 @@ def check_command(call: Call) -> list[Finding]:
     if cmd.assignments:
         out.extend(_assignments(cmd))
     out.extend(_expansions(cmd))
+    out.extend(Finding(why, (w or cmd).span, "readonly.dialect") for why, w in zsh.problems(cmd))
     if cmd.redirects:
         out.extend(_redirects(cmd, call))
     if cmd.kind is CommandKind.TEST:

@@ -525,7 +525,12 @@ class Walker:
         if self.depth + 1 > MAX_SCRIPT_DEPTH:
             raise Unsupported("nested scripts too deep", mapper((0, len(text))))
         try:
-            pp = _lex.prepass(text)
+            if "\\\n" in text:  # bash -c joins its script's line continuations too
+                text, pp, removed = _lex.joined(text)
+                outer, back = mapper, _lex.unjoin(removed)
+                mapper = lambda s: outer(back(s))  # noqa: E731
+            else:
+                pp = _lex.prepass(text)
         except LexError as exc:
             raise Unsupported(f"in a nested script: {exc.reason}", mapper((0, len(text)))) from None
         inner = Walker(text, pp, self.depth + 1)
@@ -585,14 +590,21 @@ def _map_word(w: Word, f: Callable[[Span], Span]) -> Word:
 def _map_command(c: Command, f: Callable[[Span], Span], prefix: tuple[Via, ...], base: int,
                  parent: int | None) -> Command:
     return replace(
+        respan(c, f),
+        via=_top((*prefix, *_strip_top(c.via))),
+        parent=parent if c.parent is None else c.parent + base,
+    )
+
+
+def respan(c: Command, f: Callable[[Span], Span]) -> Command:
+    """``c`` with every span mapped by ``f``."""
+    return replace(
         c,
         words=tuple(_map_word(w, f) for w in c.words),
         span=f(c.span),
-        via=_top((*prefix, *_strip_top(c.via))),
         assignments=tuple(replace(a, value=_map_word(a.value, f), span=f(a.span))
                           for a in c.assignments),
         redirects=tuple(replace(r, span=f(r.span),
                                 target=_map_word(r.target, f) if r.target else None)
                         for r in c.redirects),
-        parent=parent if c.parent is None else c.parent + base,
     )

@@ -125,9 +125,10 @@ def _unzip_check(p: Parsed, call: Call) -> Iterable[Finding]:
             for w in p.operands if w.text.startswith("-")]
 
 
-UNZIP = Command("unzip", reads=False, permute=False, check=_unzip_check,
+UNZIP = Command("unzip", reads=False, permute=False, check=_unzip_check, dashdash=False,
                 safe=[Flag("-l"), Flag("-v"), Flag("-Z"), Flag("-t"), Flag("-q"), Flag("-z")])
-ZIPINFO = Command("zipinfo", reads=False, safe=[*(Flag(f"-{c}") for c in "12smlvhMtTz")])
+ZIPINFO = Command("zipinfo", reads=False, dashdash=False,
+                  safe=[*(Flag(f"-{c}") for c in "12smlvhMtTz")])
 _Z = [Flag("-c", "--stdout", "--to-stdout"), Flag("-d", "--decompress", "--uncompress"),
       Flag("-f", "--force"), Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-l", "--list"),
       Flag("-n", "--no-name"), Flag("-N", "--name"), Flag("-t", "--test"), Flag("-S", "--suffix", takes=V),

@@ -1,11 +1,12 @@
 """awk (gawk, mawk, nawk): read-only when the program cannot run, write or open anything.
 
 The program is an embedded language. A conservative tokenizer (strings, regex literals,
-comments understood) refuses a program containing ``system``, ``getline`` (from a command or
-from a file the sensitive-path scanner cannot see), any ``|`` pipe, a ``>``/``>>`` inside a
-``print``/``printf`` statement (output redirection; ``$3 > 100`` elsewhere is a comparison),
-``ARGV``/``ARGC`` (which redirect the files read) or gawk's ``@`` (``@load``, ``@include``,
-indirect calls such as ``@f()`` with ``f = "system"``).
+comments understood; an ambiguous ``/`` read both as regex and division) refuses a program
+containing ``system``, ``getline`` (from a command or from a file the sensitive-path scanner
+cannot see), any ``|`` pipe, a ``>``/``>>`` inside a ``print``/``printf`` statement (output
+redirection; ``$3 > 100`` elsewhere is a comparison), ``ARGV``/``ARGC`` (which redirect the
+files read) or gawk's ``@`` (``@load``, ``@include``, indirect calls such as ``@f()`` with
+``f = "system"``).
 """
 
 from __future__ import annotations
@@ -25,16 +26,51 @@ _BANNED_NAMES = {
     "FUNCTAB": "gawk FUNCTAB lists functions for indirect calls",
 }
 _OPERAND_END = {"name", "number", "string", "regex", ")", "]", "$", "incr"}
+Token = tuple[str, str, int]
 
 
 class AwkProgramError(Exception):
     pass
 
 
-def _tokens(src: str) -> list[tuple[str, str, int]]:
-    """(kind, text, offset) tokens; kinds: name, number, string, regex, op, nl."""
-    out: list[tuple[str, str, int]] = []
-    i, n = 0, len(src)
+MAX_READINGS = 64  # ways to read the program's `/`s; past this it is not understood
+
+
+def _readings(src: str) -> list[list[Token]]:
+    """Every way awk may tokenize ``src``: (kind, text, offset) tokens; kinds: name, number,
+    string, regex, op, nl.
+
+    A ``/`` where an operand may end (after a name, a number, ``)`` …) is a division to this
+    tokenizer's grammar-free eye, but awk's parser decides: after ``print``, ``printf``,
+    ``return``, ``if (…)`` it starts a regex (``print /#/; system(…)``: the ``#`` is no
+    comment). So both readings go on from there, each to its end; a reading that cannot be
+    tokenized (an unterminated regex or string) is one awk would reject, and is dropped."""
+    done: list[list[Token]] = []
+    todo: list[tuple[int, list[Token], str]] = [(0, [], "")]
+    while todo:
+        i, out, slash = todo.pop()
+        try:
+            fork = _scan(src, i, out, slash)
+        except AwkProgramError:
+            if not done and not todo:
+                raise
+            continue
+        if fork is None:
+            done.append(out)
+        else:  # a `/` at `fork` that may be either: read it both ways
+            todo.append((fork, list(out), "division"))
+            todo.append((fork, out, "regex"))
+        if len(done) + len(todo) > MAX_READINGS:
+            raise AwkProgramError(f"more than {MAX_READINGS} ways to read its '/'s as regex "
+                                  "or division")
+    return done
+
+
+def _scan(src: str, i: int, out: list[Token], slash: str) -> int | None:
+    """Tokenize ``src`` from ``i`` onto ``out``; ``slash`` (``regex``, ``division`` or empty)
+    says how to read a ``/`` at ``i``. Returns the offset of the next ``/`` that may be a regex
+    or a division, or None at the end."""
+    n = len(src)
     while i < n:
         c = src[i]
         if c in " \t\r":
@@ -62,27 +98,13 @@ def _tokens(src: str) -> list[tuple[str, str, int]]:
                 j += 1
             out.append(("string", src[i:j + 1], i))
             i = j + 1
-        elif c == "/" and (not out or out[-1][0] not in _OPERAND_END):
-            j = i + 1
-            in_bracket = False
-            while True:
-                if j >= n or src[j] == "\n":
-                    raise AwkProgramError("unterminated regex")
-                ch = src[j]
-                if ch == "\\":
-                    j += 2
-                    continue
-                if ch == "[" and not in_bracket:
-                    in_bracket = True
-                    if src[j + 1:j + 2] == "]":
-                        j += 1
-                elif ch == "]" and in_bracket:
-                    in_bracket = False
-                elif ch == "/" and not in_bracket:
-                    break
-                j += 1
+        elif c == "/" and slash != "division" and \
+                (slash == "regex" or not out or out[-1][0] not in _OPERAND_END):
+            j = _regex_end(src, i)
             out.append(("regex", src[i:j + 1], i))
-            i = j + 1
+            i, slash = j + 1, ""
+        elif c == "/" and not slash:
+            return i
         elif c.isalpha() or c == "_":
             j = i
             while j < n and (src[j].isalnum() or src[j] == "_"):
@@ -96,6 +118,7 @@ def _tokens(src: str) -> list[tuple[str, str, int]]:
             out.append(("number", src[i:j], i))
             i = j
         else:
+            slash = ""
             three, two = src[i:i + 3], src[i:i + 2]
             if three in (">>=", "<<=", "**="):
                 tok = three
@@ -107,15 +130,47 @@ def _tokens(src: str) -> list[tuple[str, str, int]]:
             kind = "incr" if tok in ("++", "--") else tok if tok in (")", "]", "$") else "op"
             out.append((kind, tok, i))
             i += len(tok)
-    return out
+    return None
+
+
+def _regex_end(src: str, i: int) -> int:
+    """The offset of the ``/`` that closes the regex literal opened at ``i``."""
+    n = len(src)
+    j = i + 1
+    in_bracket = False
+    while True:
+        if j >= n or src[j] == "\n":
+            raise AwkProgramError("unterminated regex")
+        ch = src[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "[" and not in_bracket:
+            in_bracket = True
+            if src[j + 1:j + 2] == "]":
+                j += 1
+        elif ch == "]" and in_bracket:
+            in_bracket = False
+        elif ch == "/" and not in_bracket:
+            return j
+        j += 1
 
 
 def program_problems(src: str) -> list[str]:
     """Why an awk program is not read-only (empty when it only computes and prints)."""
     try:
-        toks = _tokens(src)
+        readings = _readings(src)
     except AwkProgramError as exc:
         return [f"awk program not understood ({exc})"]
+    found = [_problems(toks) for toks in readings]
+    out = [why for whys in found for why in whys]
+    if len(readings) > 1:  # a reason only some readings give says so
+        out = [why if all(why in whys for whys in found) else
+               f"{why}, in one of the ways awk may read a '/' (regex or division)" for why in out]
+    return sorted(set(out), key=out.index)
+
+
+def _problems(toks: list[Token]) -> list[str]:
     out: list[str] = []
     redirects = set(_print_redirects(toks))
     for k, (kind, text, _) in enumerate(toks):
@@ -127,12 +182,11 @@ def program_problems(src: str) -> list[str]:
             out.append("awk pipes output to or input from a shell command")
         elif k in redirects:
             out.append("awk print > file writes a file")
-    return sorted(set(out), key=out.index)
+    return out
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 _STATEMENT_END = frozenset({";", "}", "{", "\n"})
-Token = tuple[str, str, int]
 
 
 def program_files(src: str) -> list[tuple[PathOp, str, tuple[int, int]]]:
@@ -147,9 +201,14 @@ def program_files(src: str) -> list[tuple[PathOp, str, tuple[int, int]]]:
     A program not understood gives nothing.
     """
     try:
-        toks = _tokens(src)
+        readings = _readings(src)
     except AwkProgramError:
         return []
+    found = [f for toks in readings for f in _files(toks)]
+    return list(dict.fromkeys(found))
+
+
+def _files(toks: list[Token]) -> list[tuple[PathOp, str, tuple[int, int]]]:
     out: list[tuple[PathOp, str, tuple[int, int]]] = []
     redirects = set(_print_redirects(toks))
     for k, (kind, text, _) in enumerate(toks):

@@ -12,13 +12,15 @@ never let a command through whose inner command nobody identified.
 writes ``nohup.out``; ``env NAME=value cmd`` is a prefix assignment in disguise (PAGER, PATH,
 LD_PRELOAD …); ``env -S``/``-C`` and ``exec -a`` change what or where the inner command runs.
 ``bash -c``/``sh -c``/``dash -c`` are read-only when the script is static and every command in
-it is; login/interactive shells (``-l``, ``-i``) read rc files and are refused, as is ``zsh``
-(it always reads ``~/.zshenv``). ``xargs`` appends its input as arguments: the classifier marks
+it is (for ``sh``/``dash``, also when it holds nothing that dash reads differently from bash);
+login/interactive shells (``-l``, ``-i``) read rc files and are refused, as is ``zsh`` (it
+always reads ``~/.zshenv``). ``xargs`` appends its input as arguments: the classifier marks
 its inner command ``wild_tail`` so only commands without unsafe options pass.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from ..ir import Via, Word
@@ -72,7 +74,8 @@ _SPECS: dict[str, tuple[Command, int, Via]] = {
         Flag("-x", "--exit"), Flag("-n", "--max-args", takes=V), Flag("-L", "--max-lines", takes=V),
         Flag("-P", "--max-procs", takes=V), Flag("-d", "--delimiter", takes=V),
         Flag("-E", "--eof", takes=V), Flag("-s", "--max-chars", takes=V),
-        Flag("-I", "--replace", takes=V), Flag("-a", "--arg-file", takes=Takes.PATH),
+        Flag("-I", takes=V), Flag("-i", "--replace", takes=V, optional=True),
+        Flag("-a", "--arg-file", takes=Takes.PATH),
         Flag("-p", "--interactive"), Flag("-o", "--open-tty")],
         unsafe={Flag("--process-slot-var", takes=V): "sets an environment variable for the command"}),
         0, Via.XARGS),
@@ -142,11 +145,15 @@ def shell(call: Call) -> list[Finding]:
         w = args[i]
         t = w.text
         if not w.static or w.glob:
-            out.append(Finding(f"{name} option only known at run time", w.span, "readonly.wild"))
+            out.append(Finding(f"{name} argument only known at run time (an option, or the script)",
+                               w.span, "readonly.wild"))
             return out
         if t in ("--norc", "--noprofile", "--posix"):
             i += 1
             continue
+        if t in ("--", "-"):  # the end of the options: the script is the next word
+            i += 1
+            break
         if len(t) >= 2 and t[0] in "-+" and t[1] != "-":
             letters = t[1:]
             if not set(letters) <= _SHELL_FLAGS | {"o"}:
@@ -173,7 +180,39 @@ def shell(call: Call) -> list[Finding]:
         return [Finding(f"{name} -c with a script only known at run time", script.span, "readonly.program")]
     if script.text.strip() and not children(call, Via.SHELL_C):
         return [Finding(f"the script run by {name} -c could not be read", script.span, "readonly.wrapper")]
+    if name in POSIX_SHELLS:  # every reading must be read-only: bash's (the walker's) and dash's
+        out.extend(Finding(f"{name} -c: {why}", script.span, "readonly.dialect")
+                   for why in posix_differences(script.text))
     return out
+
+
+# `sh` is often dash, which has none of bash's extensions: the script bash reads (and the walker
+# parsed) may be another script to dash. Each construct below reads differently there, so a
+# script that holds one is refused unless it is run by bash itself. Matched on the text (and on
+# it with line continuations joined, as both shells join them): quoted occurrences are refused
+# too, which costs little (4 read-only `sh -c`/`dash -c` commands in ../shared/corpus-data).
+POSIX_SHELLS = frozenset({"sh", "dash"})
+_BASH_ONLY = tuple((re.compile(pat), why) for pat, why in (
+    (r"\$'", "$'…' is one quoted word in bash, a '$' and a single-quoted string in dash"),
+    (r"(?<![^\s;&|()])\[\[", "[[ … ]] is a test in bash, a command with redirections and "
+     "operators in dash"),
+    (r"(?<!\$)\(\(", "(( … )) is arithmetic in bash, nested subshells in dash"),
+    (r"[<>]\(", "<(…) and >(…) are process substitutions in bash, redirections in dash"),
+    (r"&>", "&> redirects both outputs in bash; dash runs the command in the background and "
+     "truncates the file"),
+    (r"\|&", "|& pipes both outputs in bash, a syntax error or another command in dash"),
+    (r"<<<", "<<< is a here-string in bash, a here-document in dash"),
+    (r";;?&", ";& and ;;& continue a case in bash, not in dash"),
+    (r"(?<![^\s;&|()])(?:function|select|coproc)(?=\s)", "function, select and coproc are reserved "
+     "words in bash, command names in dash"),
+    (r"[\w\]]\+?=\(", "name=(…) assigns an array in bash, not in dash"),
+))
+
+
+def posix_differences(script: str) -> list[str]:
+    """Why ``script`` may run differently under dash than under bash (empty: it reads the same)."""
+    texts = {script, script.replace("\\\n", "")}
+    return [f"{why} (sh may be dash)" for rx, why in _BASH_ONLY if any(rx.search(t) for t in texts)]
 
 
 def eval_(call: Call) -> list[Finding]:

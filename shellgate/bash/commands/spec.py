@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..._record import field, record, replace
 from ..facts import Context, Effect, PathOp
-from ..ir import Span, Word
+from ..ir import Span, Via, Word
 
 if TYPE_CHECKING:
     from ..ir import Command as IRCommand
@@ -163,6 +163,9 @@ class Command:
       ``… | xargs cat``): the sensitive-path scanner cannot see that path.
     * ``pattern_from``: the first operand is a pattern or program, not a path, unless one of
       these flags gives it (``grep -e``).
+    * ``dashdash=False``: ``--`` does not end the options (Info-ZIP's ``unzip``, ``zipinfo``
+      read it as an option): it is read as an unknown flag. ``tests/test_double_dash.py``
+      checks every table against the installed program.
     """
 
     name: str
@@ -181,6 +184,7 @@ class Command:
     wild: bool | None = None
     reads: bool | Callable[[Parsed], bool] = True
     pattern_from: tuple[str, ...] | None = None
+    dashdash: bool = True
     aliases: tuple[str, ...] = ()
     _short: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
     _long: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
@@ -285,7 +289,7 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False) ->
                     w.span, "readonly.wild"))
             p.operands.append(w)
             continue
-        if t == "--" and w.static:
+        if t == "--" and w.static and cmd.dashdash:
             options_open = False
             continue
         if t.startswith("--") and len(t) > 2:
@@ -444,6 +448,7 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
     out = list(parsed.findings)
     out.extend(_write_targets(cmd, parsed, call))
     out.extend(_dynamic_reads(cmd, parsed, call))
+    out.extend(_placeholder_programs(cmd, parsed, call))
     if cmd.check is not None and not any(f.rule == "readonly.unknown_flag" for f in out):
         out.extend(cmd.check(parsed, call))
     if len(parsed.operands) < cmd.min_operands:
@@ -485,6 +490,18 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
         out.append(Finding(f"xargs gives {cmd.name} file names read from its input (they could name "
                            "a secret)", call.command.span, "readonly.dynamic_path"))
     return out
+
+
+def _placeholder_programs(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
+    """``find -exec awk {} \\;``: the program is a file name find chooses at run time (data
+    turned code). ``{}`` inside more text is dynamic already (``wrappers._spliced``)."""
+    if Via.FIND_EXEC not in call.command.via:
+        return []
+    programs = [v for o in parsed.opts if o.flag.takes is Takes.SCRIPT for v in o.values]
+    if cmd.pattern_from is not None and parsed.operands and not parsed.has(*cmd.pattern_from):
+        programs.append(parsed.operands[0])
+    return [Finding(f"the {cmd.name} program holds a file name find chooses at run time", w.span,
+                    "readonly.program") for w in programs if "{}" in w.text]
 
 
 def _write_targets(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:

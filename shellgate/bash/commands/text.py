@@ -172,6 +172,7 @@ CMP = Command("cmp", max_operands=4, safe=[
 
 # xxd reads its own odd options (``-c16``, ``-cols 16``, ``-ps``); what matters is that a second
 # operand is an output file. Every word starting with "-" is a flag; these take the next word.
+# ``--`` ends the options (xxd.c): ``xxd -r -p -- -l out`` reads ``-l`` and writes ``out``.
 _XXD_VALUE = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-n", "-name", "-o", "-offset",
               "-s", "-seek", "-R"}
 
@@ -179,7 +180,7 @@ _XXD_VALUE = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-n", "-name", "-
 def _xxd(p: Parsed, call: Call) -> Iterable[Finding]:
     args = call.command.args
     operands = []
-    i = 0
+    i, ended = 0, False
     while i < len(args):
         w = args[i]
         i += 1
@@ -187,7 +188,10 @@ def _xxd(p: Parsed, call: Call) -> Iterable[Finding]:
             return [Finding(f"xxd argument {w.text!r} may expand to several words (a second one is "
                             "an output file)", w.span, "readonly.wild")]
         # options come before the input file: after it, `-l` is the name of the output file
-        if not operands and w.static and w.text.startswith("-") and w.text != "-":
+        if not operands and not ended and w.static and w.text == "--":
+            ended = True
+            continue
+        if not operands and not ended and w.static and w.text.startswith("-") and w.text != "-":
             if w.text in _XXD_VALUE:
                 i += 1
             continue

@@ -30,7 +30,7 @@ must refuse).
 
 from __future__ import annotations
 
-from ..._record import record
+from ..._record import record, replace
 from ..ir import Via, Word
 
 
@@ -40,6 +40,7 @@ class Wrapper:
     value: frozenset[str] = frozenset()     # options that take an argument
     flags: frozenset[str] = frozenset()     # options that take none
     noexec: frozenset[str] = frozenset()    # options after which nothing is run
+    optional: frozenset[str] = frozenset()  # options whose value may only be attached
     operands: int = 0                       # fixed operands before the command
     assignments: bool = False               # NAME=VALUE words before the command
     numeric_flags: bool = False             # `nice -10 cmd`: -N is an option
@@ -102,12 +103,13 @@ WRAPPERS: dict[str, Wrapper] = {w.name: w for w in (
     Wrapper("chroot", value=_f("--userspec", "--groups"), flags=_f("--skip-chdir"),
             noexec=_f("--help", "--version"), operands=1),
     Wrapper("xargs",
-            value=_f("-I", "--replace", "-n", "--max-args", "-P", "--max-procs", "-d",
+            value=_f("-I", "-n", "--max-args", "-P", "--max-procs", "-d",
                      "--delimiter", "-E", "--eof", "-L", "--max-lines", "-s", "--max-chars",
                      "-a", "--arg-file", "--process-slot-var"),
             flags=_f("-0", "--null", "-r", "--no-run-if-empty", "-t", "--verbose", "-p",
                      "--interactive", "-x", "--exit", "-o", "--open-tty"),
-            noexec=_f("--help", "--version", "--show-limits"), via=Via.XARGS),
+            noexec=_f("--help", "--version", "--show-limits"), optional=_f("-i", "--replace"),
+            via=Via.XARGS),
 )}
 
 _WATCH = Wrapper("watch", value=_f("-n", "--interval", "-q", "--equexit"),
@@ -143,10 +145,14 @@ def _long(opt: str, known: frozenset[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _options(w: Wrapper, words: tuple[Word, ...], i: int) -> int | None:
+def _options(w: Wrapper, words: tuple[Word, ...], i: int,
+             seen: dict[str, str] | None = None) -> int | None:
     """Skip the wrapper's options from ``words[i]``; the index of the first operand, or None
-    when an option means nothing is run. Raises _Unknown on anything unrecognised."""
-    known = w.value | w.flags | w.noexec
+    when an option means nothing is run. Raises _Unknown on anything unrecognised. ``seen``
+    collects each option that takes a value, with its value (``""`` for an optional one
+    given none)."""
+    known = w.value | w.flags | w.noexec | w.optional
+    seen = {} if seen is None else seen
     while i < len(words):
         word = words[i]
         if not word.static or word.glob:
@@ -167,7 +173,13 @@ def _options(w: Wrapper, words: tuple[Word, ...], i: int) -> int | None:
             if opt in w.noexec:
                 return None
             if opt in w.value:
+                if not eq and i + 1 >= len(words):
+                    raise _Unknown
+                seen[opt] = t.partition("=")[2] if eq else words[i + 1].text
                 i += 1 if eq else 2
+            elif opt in w.optional:
+                seen[opt] = t.partition("=")[2]
+                i += 1
             elif eq:
                 raise _Unknown
             else:
@@ -182,7 +194,14 @@ def _options(w: Wrapper, words: tuple[Word, ...], i: int) -> int | None:
             if opt in w.noexec:
                 return None
             if opt in w.value:
+                if j + 1 >= len(t) and i + 1 >= len(words):
+                    raise _Unknown
+                seen[opt] = t[j + 1:] if j + 1 < len(t) else words[i + 1].text
                 i += 1 if j + 1 < len(t) else 2
+                break
+            if opt in w.optional:
+                seen[opt] = t[j + 1:]
+                i += 1
                 break
             if opt not in w.flags:
                 raise _Unknown
@@ -193,7 +212,8 @@ def _options(w: Wrapper, words: tuple[Word, ...], i: int) -> int | None:
 
 
 def _generic(w: Wrapper, words: tuple[Word, ...]) -> tuple[Inner, ...]:
-    i = _options(w, words, 1)
+    seen: dict[str, str] = {}
+    i = _options(w, words, 1, seen)
     if i is None:
         return ()
     i += w.operands
@@ -204,7 +224,34 @@ def _generic(w: Wrapper, words: tuple[Word, ...]) -> tuple[Inner, ...]:
             i += 1
     if i >= len(words):
         return ()
-    return (Inner(w.via, words=words[i:]),)
+    inner = words[i:]
+    if w.name == "xargs":
+        inner = _spliced(inner, _replace_string(seen))
+    return (Inner(w.via, words=inner),)
+
+
+def _replace_string(seen: dict[str, str]) -> str | None:
+    """The string xargs replaces with each input line (``-I R``, ``-i[R]``, ``--replace[=R]``;
+    ``{}`` by default), or None without one."""
+    given = [v or "{}" if opt in ("-i", "--replace") else v
+             for opt, v in seen.items() if opt in ("-I", "-i", "--replace")]
+    if not given:
+        return None
+    if "" in given:  # an empty replace string: what would it replace?
+        raise _Unknown
+    return given[-1]
+
+
+def _spliced(words: tuple[Word, ...], placeholder: str | None) -> tuple[Word, ...]:
+    """The inner words with every word that holds ``placeholder`` inside more text made
+    dynamic: find and xargs paste a file name or input line there at run time, so a script
+    (``sh -c 'echo {}'``, ``awk '/{}/'``, ``sed 's/{}/x/'``) is data turned code. A word that is
+    just the placeholder stays as it is: one argument, a path find names (where it is a
+    program, the classifier refuses it — see ``spec.run_checks``)."""
+    if not placeholder:
+        return words
+    return tuple(replace(w, static=False) if placeholder in w.text and w.text != placeholder
+                 else w for w in words)
 
 
 def _shell(words: tuple[Word, ...]) -> tuple[Inner, ...]:
@@ -262,7 +309,7 @@ def _find(words: tuple[Word, ...]) -> tuple[Inner, ...]:
                 raise _Unknown  # unterminated -exec: find itself refuses to run
             if j == i + 1:
                 raise _Unknown
-            out.append(Inner(Via.FIND_EXEC, words=words[i + 1:j]))
+            out.append(Inner(Via.FIND_EXEC, words=_spliced(words[i + 1:j], "{}")))
             i = j + 1
             continue
         i += 1
