@@ -18,15 +18,11 @@ EXIT_USAGE, EXIT_ASK, EXIT_DENY = 2, 3, 4
 
 
 def terminal_approver() -> Callable[[Any], Any] | None:
-    """A prompt on the controlling terminal, or None when there is none (CI, pipes, hooks)."""
-    try:
-        with open(os.ctermid(), "r+", encoding="utf-8"):
-            pass
-    except OSError:
-        return None
-    from ..approval import console_approver
+    """A prompt on the controlling terminal, or None when there is none (CI, pipes, hooks).
+    One command per process, so no "for this session" answer: Allow once / Always / Deny."""
+    from ..approval.prompt import console_approver, has_terminal
 
-    return console_approver()
+    return console_approver(session=False) if has_terminal() else None
 
 
 def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
