@@ -14,9 +14,12 @@ Standard library only: the hook path imports this.
 from __future__ import annotations
 
 _KEPT_MULTILINE = frozenset("\n\t")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}  # as Python's repr spells them
 
 
 def _escape(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
     code = ord(ch)
     if code < 0x100:
         return f"\\x{code:02x}"

@@ -57,11 +57,14 @@ class ShellResult:
         return not self.ran or self.timed_out or self.exit_code != 0
 
     def prompt_text(self) -> str:
-        """The question put to a human for a ``needs_approval`` command."""
-        lines = ["shellgate: allow this command to run once?", "", self.command, "",
-                 f"Why it asks: {self.reason}"]
+        """The question put to a human for a ``needs_approval`` command (control characters
+        escaped: the text shown is the text that runs)."""
+        from .._visible import visible
+
+        lines = ["shellgate: allow this command to run once?", "",
+                 visible(self.command, multiline=True), "", f"Why it asks: {visible(self.reason)}"]
         if self.warnings:
-            lines.append("Warnings: " + "; ".join(self.warnings))
+            lines.append("Warnings: " + visible("; ".join(self.warnings)))
         return "\n".join(lines)
 
     def text(self) -> str:

@@ -92,7 +92,10 @@ class Outcome:
     approve_hint: str = ""                 # how a human approves (only when ask became deny)
 
     def text(self) -> str:
-        """The reason as the agent shows it: reason, details, warnings, approval hint."""
+        """The reason as the agent shows it: reason, details, warnings, approval hint. The
+        agent shows it to a person too, so control characters are escaped (``_visible``)."""
+        from .._visible import visible
+
         parts = [self.reason.rstrip(". ") + "."]
         if self.details:
             parts.append("Details: " + "; ".join(dict.fromkeys(self.details)) + ".")
@@ -100,7 +103,7 @@ class Outcome:
             parts.append("Warnings: " + "; ".join(dict.fromkeys(self.warnings)) + ".")
         if self.approve_hint:
             parts.append(self.approve_hint)
-        text = "shellgate: " + " ".join(parts)
+        text = visible("shellgate: " + " ".join(parts))
         return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 

@@ -36,6 +36,7 @@ def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
     """
     out = out or sys.stdout
     err = err or sys.stderr
+    from .._visible import visible
     from ..sandbox import SandboxUnavailable
     from .bash_tool import BashTool
 
@@ -60,10 +61,10 @@ def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
         if not result.ran:
             why = "needs approval" if result.decision == "ask" else "denied"
             hint = " (no terminal to ask on)" if result.decision == "ask" and chosen is None else ""
-            print(f"shellgate: not run, {why}{hint}: {result.reason}", file=err)
+            print(visible(f"shellgate: not run, {why}{hint}: {result.reason}"), file=err)
         for line in (*(f"warning: {w}" for w in result.warnings), *result.violations,
                      *result.notes):
-            print(f"shellgate: {line}", file=err)
+            print(visible(f"shellgate: {line}"), file=err)
         err.flush()
     if not result.ran:
         return EXIT_ASK if result.decision == "ask" else EXIT_DENY
