@@ -73,7 +73,7 @@ class Engine:
     ``sandboxed=False`` (sandbox tier ``none``) makes trust ask for exec / network.
     ``untrusted_allows``: allow rules read but not honoured (an untrusted project file's),
     only named in a reason when one would have allowed the call; ``notices``: what the config
-    loader ignored, kept for display.
+    loader ignored, kept for display; ``never_off``: never-table entries the user turned off.
     """
 
     def __init__(self, workspace: str | Path = ".", mode: Mode | str = "balanced",
@@ -88,7 +88,7 @@ class Engine:
                  filesystem_roots: Iterable[str | Path] = (),
                  on_audit: Callable[[dict[str, Any]], None] | None = None,
                  untrusted_allows: Iterable[perm.Rule] = (),
-                 notices: Iterable[str] = ()) -> None:
+                 notices: Iterable[str] = (), never_off: Iterable[str] = ()) -> None:
         self.cwd = _norm(workspace)
         self.home = _norm(home) if home is not None else _norm("~")
         self.session_id = session_id
@@ -99,7 +99,7 @@ class Engine:
             readonly_roots=readonly_roots, readonly_internal_dirs=readonly_internal_dirs,
             filesystem_roots=filesystem_roots, sandboxed=sandboxed, ask_as_deny=ask_as_deny,
             home=self.home, session_id=session_id, on_audit=on_audit,
-            untrusted_allows=untrusted_allows)
+            untrusted_allows=untrusted_allows, never_off=never_off)
         # What the config loader ignored (an untrusted project file's loosening), for
         # front ends that report it (doctor, MCP); never part of a decision.
         self.notices = tuple(notices)

@@ -93,9 +93,11 @@ class ShellResult:
         text = f"{head}: {self.reason}" if self.reason else head
         if self.warnings:
             text += " Warnings: " + "; ".join(self.warnings) + "."
-        if self.status == "needs_approval":
-            text += (" Ask the user to approve it (they can run it with `shellgate run -- …` and "
-                     "answer \"always\"), or use a command that only reads.")
+        if self.status == "needs_approval" and self.warnings:  # no shortcut for those
+            text += " Tell the user what you wanted to do and why, and let them decide."
+        elif self.status == "needs_approval":
+            text += (" Ask the user to approve it (`shellgate run -- …` asks them on their "
+                     "terminal), or use a command that only reads.")
         return text
 
     def to_json(self) -> dict[str, Any]:
