@@ -40,7 +40,7 @@ from ..permission import (
 )
 from . import workspace as ws
 from .adapter import GateDecision, context_value, cwd_from_context, extract_metadata
-from .classifier import Classified, classify, tool_name
+from .classifier import BASH_TOOLS, Classified, classify, tool_name
 from .dangerous import check_dangerous_path
 
 PLAN_DENIED = "user denied plan; refine and call exit_plan_mode again"
@@ -195,6 +195,11 @@ class Engine:
                 raise
             req = _placed(request, got.metadata, placed)
             name = tool_name(req.tool_name)
+            if name in BASH_TOOLS and not str(req.args.get("command") or "").strip():
+                d = Decision(DecisionKind.DENY, "the command is empty: there is nothing to run",
+                             "approval.empty_command", "harness", capability=Capability.EXEC)
+                self.tool.record(req, d, start=start)
+                return d, got
             plan = self.plan_mode()
             if name == "exit_plan_mode" and plan:
                 return self._decide_plan_exit(req, start), got
@@ -282,8 +287,8 @@ class Engine:
             return hard
         req = replace(req, metadata=replace(req.metadata, persistable=False))
         return self.tool.ask(req, reason=reason, rule="approval.dangerous_path", limited=True,
-                             hint="run it themselves if it is intended (sensitive paths are "
-                                  "never auto-approved)")
+                             hint="decide whether it is intended (sensitive paths are never "
+                                  "approved automatically)")
 
     # -- convenience entries ----------------------------------------------------------------
 
