@@ -204,6 +204,7 @@ def _place(path: str, ctx: Context) -> str | None:
     entries (``/u*``) as a top-level directory."""
     from .pathglob import has_glob
 
+    path = "/" + path.lstrip("/")  # `//` is the root too (POSIX normpath keeps two slashes)
     parts = path.split("/")
     for k, seg in enumerate(parts):
         if has_glob(seg):
