@@ -60,7 +60,9 @@ def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
         err.write(result.stderr)
         if not result.ran:
             why = "needs approval" if result.decision == "ask" else "denied"
-            hint = " (no terminal to ask on)" if result.decision == "ask" and chosen is None else ""
+            hint = (" (no terminal to ask on: run it from a terminal, or approve it ahead with "
+                    "`shellgate approvals add`)") if result.decision == "ask" and chosen is None \
+                else ""
             print(visible(f"shellgate: not run, {why}{hint}: {result.reason}"), file=err)
         for line in (*(f"warning: {w}" for w in result.warnings), *result.violations,
                      *result.notes):
