@@ -20,7 +20,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs pty.fork"
 
 
 def drive(argv: list[str], answers: list[str], cwd: Path, env: dict[str, str]) -> tuple[str, int]:
-    """Run ``argv`` on a new pty; type one answer after each ``> `` prompt. (output, exit)."""
+    """Run ``argv`` on a new pty; type one answer after each ``> `` prompt, then ^D (end of
+    file) to any further one. Returns (everything the terminal showed, exit code)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: never return into pytest
         try:
@@ -38,9 +39,10 @@ def drive(argv: list[str], answers: list[str], cwd: Path, env: dict[str, str]) -
         if not data:
             break
         out += data
-        while pending and out.count(b"> ", seen) > 0:
+        while out.count(b"> ", seen) > 0:
             seen = out.index(b"> ", seen) + 2
-            os.write(fd, pending.pop(0).encode() + b"\n")
+            # answers used up: end-of-file (^D), so an unexpected prompt denies, never hangs
+            os.write(fd, pending.pop(0).encode() + b"\n" if pending else b"\x04")
     os.close(fd)
     _, status = os.waitpid(pid, 0)
     return out.decode("utf-8", "replace"), os.waitstatus_to_exitcode(status)
