@@ -37,6 +37,11 @@ _FORMATTERS = frozenset({"mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs
                          "blkdiscard", "sgdisk", "sfdisk", "parted"})  # and every mkfs.*
 _OVERWRITERS = frozenset({"dd", "shred"})  # their operands (dd: of=) are written over
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+# find expressions that keep every file: with only these (and a delete), nothing is spared
+_FIND_KEEP_ALL = frozenset({"-depth", "-d", "-xdev", "-mount", "-print", "-print0", "-noleaf",
+                            "-ignore_readdir_race", "-mindepth", "-maxdepth"})
+_FIND_VALUED = frozenset({"-mindepth", "-maxdepth"})
+_NEEDS_CWDS = frozenset({"recursive", "find_delete"})  # matchers that resolve path operands
 
 
 @record
@@ -61,6 +66,9 @@ NEVER: tuple[Entry, ...] = (
           frozenset({"rm"}), frozenset({PARENT})),
     Entry("chmod-recursive-root", "changes the permissions or owner of the whole system, your "
           "home or a parent of the workspace", "recursive", frozenset({"chmod", "chown", "chgrp"}),
+          frozenset({ROOT, SYSTEM, HOME, PARENT})),
+    Entry("find-delete", "deletes every file under the root, a top-level directory, your home "
+          "or a parent of the workspace", "find_delete", frozenset({"find"}),
           frozenset({ROOT, SYSTEM, HOME, PARENT})),
     Entry("disk-format", "formats or wipes a block device", "device_operand", _FORMATTERS),
     Entry("disk-overwrite", "overwrites a block device", "device_write"),
@@ -124,7 +132,7 @@ def _hits(script: Script, ctx: Context, entries: list[Entry]) -> Iterator[NeverH
         for e in entries:
             if e.programs and not _runs(prog, e.programs):
                 continue
-            if e.how == "recursive" and cwds is False:  # only operands need the cwds
+            if e.how in _NEEDS_CWDS and cwds is False:  # only path operands need the cwds
                 cwds = candidate_cwds(script, ctx)
             call = Call(cmd, i, script, ctx, None if cwds is False else cwds)  # type: ignore[arg-type]
             hit = _MATCHERS[e.how](e, call, prog, tuple(words))
@@ -153,6 +161,39 @@ def _recursive(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Matc
             place = _place(path, call.ctx)
             if place in e.places:
                 return f"`{prog} … {w.text}` names {path}, {place}", w.span
+    return None
+
+
+def _find_delete(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Match:
+    """``find START… -delete`` (or ``-exec rm … {} +``) with no test that spares a file."""
+    from .commands.targets import resolve_word
+
+    k = 0
+    while k < len(words) and words[k].text in ("-H", "-L", "-P"):
+        k += 1
+    starts = []
+    while k < len(words) and not words[k].text.startswith(("-", "(", "!")):
+        starts.append(words[k])
+        k += 1
+    deletes = False
+    while k < len(words):
+        t = words[k].text
+        if t in ("-exec", "-execdir"):
+            if k + 1 >= len(words) or words[k + 1].text.rsplit("/", 1)[-1] != "rm":
+                return None  # another program: not this entry's business
+            deletes = True
+            while k < len(words) and words[k].text not in (";", "+"):
+                k += 1
+        elif t == "-delete":
+            deletes = True
+        elif t not in _FIND_KEEP_ALL:
+            return None  # a test (-name, -type, -mtime …) or another action: files are chosen
+        k += 1 + (t in _FIND_VALUED)
+    for w in starts if deletes else ():
+        for path in resolve_word(w, call) or ():
+            place = _place(path, call.ctx)
+            if place in e.places:
+                return f"`find {w.text} …` names {path}, {place}", w.span
     return None
 
 
@@ -186,7 +227,7 @@ def _fork_bomb(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Matc
 
 
 _MATCHERS: dict[str, Callable[[Entry, Call, str, tuple[Word, ...]], Match]] = {
-    "recursive": _recursive, "device_operand": _device_operand,
+    "recursive": _recursive, "find_delete": _find_delete, "device_operand": _device_operand,
     "device_write": _device_write, "fork_bomb": _fork_bomb,
 }
 
