@@ -58,8 +58,10 @@ def test_boundary(place: dict[str, Path], case: dict, mode: str) -> None:
 
 def _bash_paths(place: dict[str, Path], case: dict) -> list[str]:
     """The operands real bash passes, each joined to the cwd bash ran the command in
-    (``$TARGET`` is set to a path outside the workspace: an unknown variable may be anything)."""
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(place["home"]), "TARGET": "/etc/x"}
+    (``$TARGET`` and ``$OLDPWD`` are set outside the workspace: an unknown variable may be
+    anything)."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(place["home"]), "TARGET": "/etc/x",
+           "OLDPWD": str(place["home"])}
     cwd = place["ws"] / case.get("cwd", ".")
     out = subprocess.run([BASH, "-c", STUBS + case["cmd"]], cwd=cwd, env=env,
                          capture_output=True, check=False).stdout.decode()

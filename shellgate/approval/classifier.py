@@ -190,9 +190,9 @@ def write_paths(analysis: Any, ctx: Context) -> list[PathAccess]:
 
 def _word_paths(word: Any, call: Any, option: bool) -> list[PathAccess]:
     """The written paths of one word. A word with expansions is resolved the bash core's way
-    (``resolve_word``: ``$HOME``, ``$PWD``, ``$(pwd)``); one the gate cannot resolve, or a brace
-    that may spell ``..``, is an unresolved access, which the kernel counts as outside the
-    workspace."""
+    (``resolve_word``: ``$HOME``, ``$PWD``, ``$(pwd)``); one the gate cannot resolve, a brace
+    that may spell ``..``, or a relative path after ``cd -`` / ``cd $X`` is an unresolved
+    access, which the kernel counts as outside the workspace."""
     from ..bash.commands.targets import resolve, resolve_word
 
     braces = word.glob and "{" in word.text
@@ -202,8 +202,12 @@ def _word_paths(word: Any, call: Any, option: bool) -> list[PathAccess]:
         if paths is None:
             return [PathAccess(word.text, PathOp.WRITE, resolved=False)]
         return [PathAccess(p, PathOp.WRITE) for p in paths]
-    return [PathAccess(p, PathOp.WRITE) for t in _target_texts(word, option=option)
-            for p in resolve(t, call) or [t]]
+    out = []
+    for t in _target_texts(word, option=option):
+        paths = resolve(t, call)  # None: relative, after a cd to a directory nobody knows
+        out += [PathAccess(t, PathOp.WRITE, resolved=False)] if paths is None else [
+            PathAccess(p, PathOp.WRITE) for p in paths]
+    return out
 
 
 def _write_targets(script: Any) -> list[PathAccess]:
