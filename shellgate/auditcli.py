@@ -25,7 +25,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from ._visible import visible
 from .permission.audit import default_audit_path
 from .permission.store import Approval, Store
 
@@ -71,10 +73,13 @@ def show_audit(path: str | None, *, lines: int, decision: str | None, session: s
     table = Table("time", "event", "decision", "rule", "command", "exit", box=None)
     for e in last:
         verdict = str(e.get("verdict") or "")
-        table.add_row(str(e.get("ts", ""))[:19], str(e.get("event", "")),
-                      f"[{_STYLE.get(verdict, 'default')}]{verdict}[/]", str(e.get("rule", "") or ""),
-                      str(e.get("command", ""))[:80],
-                      "" if e.get("exit_code") is None else str(e.get("exit_code")))
+        # Text cells, escaped: a logged command is data, never markup or terminal control
+        cells = [str(e.get("ts", ""))[:19], str(e.get("event", "")), verdict,
+                 str(e.get("rule", "") or ""), str(e.get("command", ""))[:80],
+                 "" if e.get("exit_code") is None else str(e.get("exit_code"))]
+        row = [Text(visible(c)) for c in cells]
+        row[2].stylize(_STYLE.get(verdict, "default"))
+        table.add_row(*row)
     console.print(table)
     if bad[0]:
         console.print(f"[yellow]{bad[0]} unreadable line(s) skipped in {p}[/]")
@@ -96,7 +101,8 @@ def list_approvals(store: str | None, *, as_json: bool) -> int:
         return 0
     table = Table("#", "tool", "approval", "covers", "workspace", "since", box=None)
     for i, a in enumerate(items, 1):
-        table.add_row(str(i), a.tool, a.label, a.covers, a.workspace or "(any)", a.created)
+        table.add_row(*(Text(visible(c)) for c in (str(i), a.tool, a.label, a.covers,
+                                                    a.workspace or "(any)", a.created)))
     console.print(table)
     return 0
 

@@ -88,8 +88,9 @@ class Gate:
     """Check bash commands against the engine for one workspace; never runs anything.
 
     ``config`` is a shellgate TOML file; without it the XDG and project config files are used
-    when present. ``mode`` None means the config's mode, else balanced. A bad config or mode
-    does not raise from :meth:`check`: every verdict is then a deny that names the problem.
+    when present. ``mode`` None means the config's mode, else balanced. A bad config or mode,
+    or a workspace that is not an existing directory, does not raise from :meth:`check`: every
+    verdict is then a deny that names the problem.
     Checking records nothing in the audit log and stores no approval (it is a dry run); it
     assumes commands would run in the sandbox.
     """
@@ -106,6 +107,8 @@ class Gate:
         self._error: str | None = None
 
     def _load(self) -> Any:
+        if self._engine is None and self._error is None and not self.workspace.is_dir():
+            self._error = f"workspace {self.workspace} is not an existing directory"
         if self._engine is None and self._error is None:
             from .approval import load_engine
 

@@ -52,7 +52,7 @@ def _click_main(args: list[str]) -> None:
 
     mode_opt = click.option("--mode", type=click.Choice(MODES), default=None,
                             help="Permission mode (default: config, else balanced).")
-    cwd_opt = click.option("--cwd", type=click.Path(file_okay=False), default=None,
+    cwd_opt = click.option("--cwd", type=click.Path(exists=True, file_okay=False), default=None,
                            help="Working directory the command runs in (default: here).")
     config_opt = click.option("--config", type=click.Path(dir_okay=False), default=None,
                               help="shellgate config TOML (default: XDG and .shellgate/ files).")
@@ -138,8 +138,9 @@ def _click_main(args: list[str]) -> None:
     @cwd_opt
     @config_opt
     @json_opt
-    @click.option("--timeout", type=float, default=None, help="Seconds before the command's "
-                  "whole process tree is killed.")
+    @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+                  help="Seconds (> 0) before the command's whole process tree is killed "
+                  "(default: [sandbox] timeout, 120 s).")
     @click.argument("command", nargs=-1, required=True)
     def run(command: tuple[str, ...], mode: str | None, cwd: str | None, config: str | None,
             as_json: bool, timeout: float | None) -> None:

@@ -71,7 +71,7 @@ PROJECT_DIR = ".shellgate"
 CONFIG_NAME = "config.toml"
 TRUST_KEY = "trust_project_config"
 OTHER_SECTIONS = frozenset({"sandbox", "hook", "hooks", "mcp", "fuzz", "run", "check", "tools",
-                            "integrations", "explain", "doctor", "limits"})
+                            "integrations", "explain", "doctor", "limits", "never"})
 _TOP = frozenset({"mode", "permissions", "audit", "approvals", TRUST_KEY})
 _PERMISSIONS = {"allow", "ask", "deny", "additional_directories", "additionalDirectories",
                 "readonly_directories", "plan_mode_exec_allowed", "internal_directories"}

@@ -114,7 +114,7 @@ def test_decisions_are_audited_with_agent_ids(world):
     mine = [x for x in lines if x.get("tool_use_id") == "toolu_audit"]
     assert mine, lines[-3:]
     assert mine[-1]["session_id"] == "sess-audit"
-    assert mine[-1]["command"] == "rm -rf ~" and mine[-1]["verdict"] == "ask"
+    assert mine[-1]["command"] == "rm -rf ~" and mine[-1]["verdict"] == case["expect"]
 
 
 # (more shapes of broken input run in-process in test_hooks_protocol.py)

@@ -38,9 +38,10 @@ def ws(tmp_path):
 # -- the chain is a visible chain ---------------------------------------------------------------
 
 def test_chain_order_is_the_spec_order(ws):
+    """SPEC §4's seven steps; the never table joins the hard denies, before anything allows."""
     e = Engine(ws)
     assert [s.__name__ for s in e._steps] == [
-        "_out_of_bounds", "_deny_rules", "_plan_gate", "_internal_paths", "_outside_roots",
+        "_out_of_bounds", "_deny_rules", "_never", "_plan_gate", "_internal_paths", "_outside_roots",
         "_allows", "_mode_matrix"]
 
 

@@ -49,7 +49,8 @@ def load_engine(workspace: str | Path = ".", mode: str | Mode | None = None,
     project file only tightens unless the user trusts it (``shellgate.config``); what it asked
     for in vain is in ``engine.notices``.
     """
-    from ..config import load_config
+    from ..bash.never import disabled
+    from ..config import ConfigError, load_config
     from ..permission import AuditLog, Store
 
     cfg = load_config(workspace, config_path, user=user_config, project=project_config)
@@ -60,19 +61,22 @@ def load_engine(workspace: str | Path = ".", mode: str | Mode | None = None,
     approvals = None
     if store is not False and cfg.store_enabled:
         approvals = Store(cfg.store_path if store is True else store)
+    try:  # the never-table entries the user turned off: a bad name is a config error
+        never_off = disabled(cfg.sections.get("never"))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     engine = Engine(workspace, chosen, approver, approvals, rules=cfg.rules, audit=audit_log,
                     home=home, sandboxed=sandboxed, ask_as_deny=ask_as_deny,
                     session_id=session_id, filesystem_roots=cfg.filesystem_roots,
                     readonly_roots=cfg.readonly_roots, internal_dirs=cfg.internal_dirs,
                     plan_mode_exec_allowed=cfg.plan_mode_exec_allowed,
-                    untrusted_allows=cfg.ignored_rules.allow, notices=cfg.notices)
+                    untrusted_allows=cfg.ignored_rules.allow, notices=cfg.notices,
+                    never_off=never_off)
     engine.set_plan_mode(plan)
     from ..limits import from_sections
 
     try:
         engine.limits = from_sections(cfg.sections)
     except ValueError as exc:
-        from ..config import ConfigError
-
         raise ConfigError(str(exc)) from None
     return engine

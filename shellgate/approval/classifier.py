@@ -149,11 +149,9 @@ def _redirect_targets(cmd: Any) -> list[Any]:
 
 
 def _target_texts(word: Any, *, option: bool) -> list[str]:
-    """The paths a written word may name; none when it is only known at run time (a glob is
-    kept: every file it can match lies under its text). An ``option`` word ``--output=F``
-    names F; ``-oF`` may also be a file named so (after ``--``): both readings count."""
-    if not word.static:
-        return []
+    """The paths a static written word may name (a glob is kept: every file it can match lies
+    under its text). An ``option`` word ``--output=F`` names F; ``-oF`` may also be a file named
+    so (after ``--``): both readings count. A word with expansions: see ``write_paths``."""
     texts = [word.text]
     if option and word.text.startswith("--") and "=" in word.text:
         texts = [word.text.split("=", 1)[1]]
@@ -171,7 +169,6 @@ def write_paths(analysis: Any, ctx: Context) -> list[PathAccess]:
     touch x`` writes ``/etc/x``). More paths only ever mean more prompts: bash never sets
     ``paths_complete``, so no allow depends on this list."""
     from ..bash.commands.spec import Call  # the bash core's command modules: bash calls only
-    from ..bash.commands.targets import resolve
 
     script = analysis.script
     if not script.ok:
@@ -180,16 +177,36 @@ def write_paths(analysis: Any, ctx: Context) -> list[PathAccess]:
     cwds: Any = False  # not computed yet: most commands write nothing
     out = []
     for i, c in enumerate(script.commands):
-        texts = [t for w in _redirect_targets(c) for t in _target_texts(w, option=False)] \
-            if c.redirects else []
+        words = [(w, False) for w in _redirect_targets(c)] if c.redirects else []
         if spans:
-            texts += [t for w in c.words if w.span in spans
-                      for t in _target_texts(w, option=True)]
-        if texts:
+            words += [(w, True) for w in c.words if w.span in spans]
+        if words:
             if cwds is False:
                 cwds = _cwds(analysis, ctx)
             call = Call(c, i, script, ctx, cwds)
-            out += [PathAccess(p, PathOp.WRITE) for t in texts for p in resolve(t, call) or [t]]
+            out += [a for w, option in words for a in _word_paths(w, call, option)]
+    return out
+
+
+def _word_paths(word: Any, call: Any, option: bool) -> list[PathAccess]:
+    """The written paths of one word. A word with expansions is resolved the bash core's way
+    (``resolve_word``: ``$HOME``, ``$PWD``, ``$(pwd)``); one the gate cannot resolve, a brace
+    that may spell ``..``, or a relative path after ``cd -`` / ``cd $X`` is an unresolved
+    access, which the kernel counts as outside the workspace."""
+    from ..bash.commands.targets import resolve, resolve_word
+
+    braces = word.glob and "{" in word.text
+    if not word.static or braces:
+        # an option word (`--output=$F`) is not resolved as a whole: its file is unknown
+        paths = None if braces or word.text.startswith("-") else resolve_word(word, call)
+        if paths is None:
+            return [PathAccess(word.text, PathOp.WRITE, resolved=False)]
+        return [PathAccess(p, PathOp.WRITE) for p in paths]
+    out = []
+    for t in _target_texts(word, option=option):
+        paths = resolve(t, call)  # None: relative, after a cd to a directory nobody knows
+        out += [PathAccess(t, PathOp.WRITE, resolved=False)] if paths is None else [
+            PathAccess(p, PathOp.WRITE) for p in paths]
     return out
 
 

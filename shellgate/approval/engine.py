@@ -40,7 +40,7 @@ from ..permission import (
 )
 from . import workspace as ws
 from .adapter import GateDecision, context_value, cwd_from_context, extract_metadata
-from .classifier import Classified, classify, tool_name
+from .classifier import BASH_TOOLS, Classified, classify, tool_name
 from .dangerous import check_dangerous_path
 
 PLAN_DENIED = "user denied plan; refine and call exit_plan_mode again"
@@ -73,7 +73,7 @@ class Engine:
     ``sandboxed=False`` (sandbox tier ``none``) makes trust ask for exec / network.
     ``untrusted_allows``: allow rules read but not honoured (an untrusted project file's),
     only named in a reason when one would have allowed the call; ``notices``: what the config
-    loader ignored, kept for display.
+    loader ignored, kept for display; ``never_off``: never-table entries the user turned off.
     """
 
     def __init__(self, workspace: str | Path = ".", mode: Mode | str = "balanced",
@@ -88,7 +88,7 @@ class Engine:
                  filesystem_roots: Iterable[str | Path] = (),
                  on_audit: Callable[[dict[str, Any]], None] | None = None,
                  untrusted_allows: Iterable[perm.Rule] = (),
-                 notices: Iterable[str] = ()) -> None:
+                 notices: Iterable[str] = (), never_off: Iterable[str] = ()) -> None:
         self.cwd = _norm(workspace)
         self.home = _norm(home) if home is not None else _norm("~")
         self.session_id = session_id
@@ -99,7 +99,7 @@ class Engine:
             readonly_roots=readonly_roots, readonly_internal_dirs=readonly_internal_dirs,
             filesystem_roots=filesystem_roots, sandboxed=sandboxed, ask_as_deny=ask_as_deny,
             home=self.home, session_id=session_id, on_audit=on_audit,
-            untrusted_allows=untrusted_allows)
+            untrusted_allows=untrusted_allows, never_off=never_off)
         # What the config loader ignored (an untrusted project file's loosening), for
         # front ends that report it (doctor, MCP); never part of a decision.
         self.notices = tuple(notices)
@@ -195,6 +195,11 @@ class Engine:
                 raise
             req = _placed(request, got.metadata, placed)
             name = tool_name(req.tool_name)
+            if name in BASH_TOOLS and not str(req.args.get("command") or "").strip():
+                d = Decision(DecisionKind.DENY, "the command is empty: there is nothing to run",
+                             "approval.empty_command", "harness", capability=Capability.EXEC)
+                self.tool.record(req, d, start=start)
+                return d, got
             plan = self.plan_mode()
             if name == "exit_plan_mode" and plan:
                 return self._decide_plan_exit(req, start), got
@@ -282,8 +287,8 @@ class Engine:
             return hard
         req = replace(req, metadata=replace(req.metadata, persistable=False))
         return self.tool.ask(req, reason=reason, rule="approval.dangerous_path", limited=True,
-                             hint="run it themselves if it is intended (sensitive paths are "
-                                  "never auto-approved)")
+                             hint="decide whether it is intended (sensitive paths are never "
+                                  "approved automatically)")
 
     # -- convenience entries ----------------------------------------------------------------
 

@@ -9,41 +9,52 @@ before "yes", in every mode.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import IO, Any
 
+from .._visible import visible
 from ..permission import DecisionKind, Prompt
 
 _KEYS: dict[DecisionKind, tuple[str, str]] = {
-    DecisionKind.ALLOW_ONCE: ("y", "yes, once"),
-    DecisionKind.ALLOW_SESSION: ("s", "yes, for this session"),
-    DecisionKind.ALLOW_ALWAYS: ("a", "yes, always"),
-    DecisionKind.DENY: ("n", "no"),
+    DecisionKind.ALLOW_ONCE: ("y", "allow once"),
+    DecisionKind.ALLOW_SESSION: ("s", "allow for this session"),
+    DecisionKind.ALLOW_ALWAYS: ("a", "always allow"),
+    DecisionKind.DENY: ("n", "deny"),
 }
 
 
-def render_prompt(prompt: Prompt, *, preview_lines: int = 40) -> str:
-    """The prompt as plain text (the CLI may render it richer)."""
-    lines = [f"{prompt.tool or 'tool'} wants to run: {prompt.summary}"]
+def offered(prompt: Prompt, *, session: bool = True) -> tuple[DecisionKind, ...]:
+    """The answers put to the person: the prompt's choices, without "for this session" where
+    a session is one command (``shellgate run``)."""
+    return tuple(c for c in prompt.choices if c in _KEYS
+                 and (session or c is not DecisionKind.ALLOW_SESSION))
+
+
+def render_prompt(prompt: Prompt, *, preview_lines: int = 40, session: bool = True) -> str:
+    """The prompt as plain text (the CLI may render it richer). Every text from the call is
+    passed through :func:`visible`: a control sequence in a command cannot redraw the prompt."""
+    lines = [f"{visible(prompt.tool or 'tool')} wants to run: {visible(prompt.summary)}"]
     if prompt.reason:
-        lines.append(f"  why asked: {prompt.reason}")
+        lines.append(f"  why asked: {visible(prompt.reason)}")
     for w in prompt.warnings:
-        lines.append(f"  WARNING: {w}")
+        lines.append(f"  WARNING: {visible(w)}")
     if prompt.preview:
-        body = prompt.preview.splitlines()
+        body = visible(prompt.preview, multiline=True).splitlines()
         lines.append("  preview:")
         lines += [f"    {x}" for x in body[:preview_lines]]
         if len(body) > preview_lines:
             lines.append(f"    … {len(body) - preview_lines} more lines")
-    if prompt.remember:
-        lines.append(f"  'always' remembers: {', '.join(prompt.remember)}")
+    choices = offered(prompt, session=session)
+    if prompt.remember and DecisionKind.ALLOW_ALWAYS in choices:
+        lines.append(f"  'always' remembers: {visible(', '.join(prompt.remember))}")
         lines.append("    (exactly these words; a final * stands for any further words)")
-    lines.append("  " + "  ".join(f"[{_KEYS[c][0]}] {_KEYS[c][1]}" for c in prompt.choices
-                                  if c in _KEYS))
+    lines.append("  " + "  ".join(f"[{_KEYS[c][0]}] {_KEYS[c][1]}" for c in choices))
     return "\n".join(lines)
 
 
 def parse_answer(text: str, choices: Iterable[DecisionKind]) -> DecisionKind | None:
+    """The answer ``text`` names among ``choices`` (its key, its label or its kind), or None."""
     t = text.strip().lower()
     for kind in choices:
         key, label = _KEYS.get(kind, ("", ""))
@@ -52,33 +63,58 @@ def parse_answer(text: str, choices: Iterable[DecisionKind]) -> DecisionKind | N
     return None
 
 
-def console_approver(stdin: IO[str] | None = None, stdout: IO[str] | None = None,
-                     ) -> Callable[[Prompt], DecisionKind]:
-    """Ask on ``/dev/tty`` (or the given streams). No terminal, EOF or an unknown answer
-    three times -> deny."""
+@contextmanager
+def open_terminal() -> Iterator[tuple[IO[str], IO[str]]]:
+    """The controlling terminal as a reader and a writer; ``OSError`` when there is none.
+
+    Two handles, not one ``"r+"``: a text-mode ``r+`` open builds a random-access buffer,
+    which wants a seekable file, and on a tty raises ``io.UnsupportedOperation``."""
+    path = os.ctermid()
+    with open(path, encoding="utf-8", errors="replace") as fin, \
+            open(path, "w", encoding="utf-8", errors="replace") as fout:
+        yield fin, fout
+
+
+def has_terminal() -> bool:
+    """Whether a prompt could be put on the controlling terminal (no: CI, pipes, hooks)."""
+    try:
+        with open_terminal():
+            return True
+    except OSError:
+        return False
+
+
+def _ask(prompt: Prompt, fin: IO[str], fout: IO[str], session: bool) -> DecisionKind:
+    choices = offered(prompt, session=session)
+    fout.write(render_prompt(prompt, session=session) + "\n")
+    for _ in range(3):
+        fout.write("> ")
+        fout.flush()
+        line = fin.readline()
+        if not line:
+            return DecisionKind.DENY
+        got = parse_answer(line, choices)
+        if got is not None:
+            return got
+        keys = "/".join(_KEYS[c][0] for c in choices)
+        fout.write(f"  answer {keys}\n")
+    return DecisionKind.DENY
+
+
+def console_approver(stdin: IO[str] | None = None, stdout: IO[str] | None = None, *,
+                     session: bool = True) -> Callable[[Prompt], DecisionKind]:
+    """Ask on the controlling terminal (or the given streams). No terminal, EOF or an unknown
+    answer three times -> deny. ``session=False`` leaves out "allow for this session" (one
+    command per process: ``shellgate run``)."""
 
     def approve(prompt: Prompt) -> DecisionKind:
-        fin, fout, opened = stdin, stdout, None
         try:
-            if fin is None or fout is None:
-                opened = open(os.ctermid(), "r+", encoding="utf-8")  # noqa: SIM115
-                fin, fout = fin or opened, fout or opened
-            fout.write(render_prompt(prompt) + "\n")
-            for _ in range(3):
-                fout.write("> ")
-                fout.flush()
-                line = fin.readline()
-                if not line:
-                    return DecisionKind.DENY
-                got = parse_answer(line, prompt.choices)
-                if got is not None:
-                    return got
-            return DecisionKind.DENY
+            if stdin is not None and stdout is not None:
+                return _ask(prompt, stdin, stdout, session)
+            with open_terminal() as (fin, fout):
+                return _ask(prompt, stdin or fin, stdout or fout, session)
         except OSError:
             return DecisionKind.DENY
-        finally:
-            if opened is not None:
-                opened.close()
 
     return approve
 

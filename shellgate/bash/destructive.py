@@ -19,7 +19,7 @@ but ``|`` / ``|&`` and blanks, so they are regrouped from their spans (``_pipeli
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from .._lazyre import lazy_compile
 from . import warnings_table as T
@@ -29,7 +29,7 @@ from .sqlwarn import sql_messages
 from .warnargs import Args, parse_args, prog_name, resolve, rule_matches
 from .warntargets import is_disk, is_temp, setuid, special, world_writable
 
-__all__ = ["warnings"]
+__all__ = ["warnings", "is_fork_bomb"]
 
 _HOME_PREFIX = lazy_compile(r"^(?:\$HOME|\$\{HOME\}|~)(?=/)")
 _MAX_DEPTH = 4  # nested scripts (ssh "…", bash <<EOF, echo … | sh) analysed at most this deep
@@ -540,12 +540,21 @@ class _Warner:
                 self.warn(T.RUNS_DOWNLOAD if downloads else T.RUNS_DECODED, holder.span, "remote-exec")
 
     def fork_bomb(self, i: int, cmd: Command) -> None:
-        fname = cmd.words[0].text if cmd.words else None
-        for k in self.children.get(i, ()):
-            c = self.cmds[k]
-            if c.name == fname and (c.background or Via.PIPELINE in c.via):
-                self.warn(T.FORK_BOMB, cmd.span, "process")
-                return
+        if is_fork_bomb(self.script, i, self.children.get(i, ())):
+            self.warn(T.FORK_BOMB, cmd.span, "process")
+
+
+def is_fork_bomb(script: Script, i: int, children: Iterable[int] | None = None) -> bool:
+    """Is command ``i`` a function definition whose body starts itself again in the background
+    or in a pipeline (``:(){ :|:& };:``)? ``children``: the commands whose parent is ``i``."""
+    cmds = script.commands
+    cmd = cmds[i]
+    if cmd.kind is not CommandKind.FUNCDEF:
+        return False
+    fname = cmd.words[0].text if cmd.words else None
+    kids = children if children is not None else (k for k, c in enumerate(cmds) if c.parent == i)
+    return any(cmds[k].name == fname and (cmds[k].background or Via.PIPELINE in cmds[k].via)
+               for k in kids)
 
 
 # --------------------------------------------------------------------------- small predicates

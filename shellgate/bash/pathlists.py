@@ -251,3 +251,9 @@ VARIABLE_ROOTS: dict[str, str] = {
     "CARGO_HOME": "~/.cargo",
     "GIT_DIR": ".git",
 }
+
+# The variables whose value the gate *knows* rather than guesses: HOME (the context's home) and
+# PWD (the directory the command runs in). Where a path decides a boundary (inside the
+# workspace or not, a "never" target) only these are replaced; any other variable leaves the
+# path unknown, and an unknown path counts as outside the workspace.
+KNOWN_VARIABLES: dict[str, str] = {"HOME": "~", "PWD": "."}

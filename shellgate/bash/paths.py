@@ -19,7 +19,7 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from functools import lru_cache
 from operator import attrgetter
@@ -40,7 +40,7 @@ from .pathglob import (
 from .pathlists import RULES, VARIABLE_ROOTS, PathRule
 from .pathroles import Role
 
-__all__ = ["check_path", "scan", "hits_for_text", "Role"]
+__all__ = ["check_path", "scan", "hits_for_text", "expand_variables", "Role"]
 
 _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
@@ -279,13 +279,24 @@ class _Cand:
 _VAR_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
-def _var_value(name: str, ctx: Context) -> str | None:
-    spec = VARIABLE_ROOTS.get(name)
+def _var_value(name: str, ctx: Context, names: Mapping[str, str]) -> str | None:
+    spec = names.get(name)
     if spec is None:
         return None
     if spec == "~" or spec.startswith("~/"):
         return str(ctx.home) + spec[1:]
     return posixpath.join(str(ctx.cwd), spec) if spec != "." else str(ctx.cwd)
+
+
+def expand_variables(text: str, ctx: Context, names: Mapping[str, str] = VARIABLE_ROOTS) -> str:
+    """``text`` with each ``$NAME`` / ``${NAME}`` of ``names`` replaced by its value in ``ctx``
+    (``~`` is the context's home, ``.`` its cwd); other expansions are left as spelled. The
+    sensitive-path check passes the usual values of many variables (``VARIABLE_ROOTS``: a
+    guess errs towards a hit); a boundary check passes ``KNOWN_VARIABLES`` only."""
+    if "$" not in text:
+        return text
+    return _VAR_RE.sub(lambda m: _var_value(m.group(1) or m.group(2), ctx, names) or m.group(0),
+                       text)
 
 
 def _normpath(path: str) -> str:
@@ -327,7 +338,7 @@ def candidates(text: str, ctx: Context, *, dynamic: bool, glob: bool, braces: bo
     if not text or "\x00" in text:
         return []
     if dynamic:
-        text = _VAR_RE.sub(lambda m: _var_value(m.group(1) or m.group(2), ctx) or m.group(0), text)
+        text = expand_variables(text, ctx)
         if "$" in text or "`" in text or text.startswith("~-"):
             return _tail(text, glob)
     if tilde and text.startswith("~"):

@@ -57,11 +57,14 @@ class ShellResult:
         return not self.ran or self.timed_out or self.exit_code != 0
 
     def prompt_text(self) -> str:
-        """The question put to a human for a ``needs_approval`` command."""
-        lines = ["shellgate: allow this command to run once?", "", self.command, "",
-                 f"Why it asks: {self.reason}"]
+        """The question put to a human for a ``needs_approval`` command (control characters
+        escaped: the text shown is the text that runs)."""
+        from .._visible import visible
+
+        lines = ["shellgate: allow this command to run once?", "",
+                 visible(self.command, multiline=True), "", f"Why it asks: {visible(self.reason)}"]
         if self.warnings:
-            lines.append("Warnings: " + "; ".join(self.warnings))
+            lines.append("Warnings: " + visible("; ".join(self.warnings)))
         return "\n".join(lines)
 
     def text(self) -> str:
@@ -90,9 +93,11 @@ class ShellResult:
         text = f"{head}: {self.reason}" if self.reason else head
         if self.warnings:
             text += " Warnings: " + "; ".join(self.warnings) + "."
-        if self.status == "needs_approval":
-            text += (" Ask the user to approve it (they can run it with `shellgate run -- …` and "
-                     "answer \"always\"), or use a command that only reads.")
+        if self.status == "needs_approval" and self.warnings:  # no shortcut for those
+            text += " Tell the user what you wanted to do and why, and let them decide."
+        elif self.status == "needs_approval":
+            text += (" Ask the user to approve it (`shellgate run -- …` asks them on their "
+                     "terminal), or use a command that only reads.")
         return text
 
     def to_json(self) -> dict[str, Any]:

@@ -106,7 +106,10 @@ class Outcome:
     grant: str = ""                        # what the confined command may do (SPEC §9)
 
     def text(self) -> str:
-        """The reason as the agent shows it: reason, details, warnings, approval hint."""
+        """The reason as the agent shows it: reason, details, warnings, approval hint. The
+        agent shows it to a person too, so control characters are escaped (``_visible``)."""
+        from .._visible import visible
+
         parts = [self.reason.rstrip(". ") + "."]
         if self.details:
             parts.append("Details: " + "; ".join(dict.fromkeys(self.details)) + ".")
@@ -114,7 +117,7 @@ class Outcome:
             parts.append("Warnings: " + "; ".join(dict.fromkeys(self.warnings)) + ".")
         if self.approve_hint:
             parts.append(self.approve_hint)
-        text = "shellgate: " + " ".join(parts)
+        text = visible("shellgate: " + " ".join(parts))
         return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 
@@ -333,24 +336,41 @@ def no_ask(outcome: Outcome, call: Call) -> Outcome:
     """``ask`` turned into ``deny`` for an agent that cannot ask, with how to approve."""
     if outcome.decision != "ask":
         return outcome
-    return replace(outcome, decision="deny", approve_hint=approve_hint(call))
+    return replace(outcome, decision="deny", approve_hint=approve_hint(call, outcome))
 
 
-def approve_hint(call: Call) -> str:
-    """Tell the human (the model relays it) how to let this call through next time."""
+# Asks for which no one-step approval is suggested: they reach outside the workspace or a
+# sensitive path (an "always" is not even offered for them).
+_NO_SHORTCUT = {"chain.outside_roots": "it reaches outside the workspace",
+                "approval.dangerous_path": "it touches a sensitive path"}
+
+
+def approve_hint(call: Call, outcome: Outcome | None = None) -> str:
+    """Tell the human (the model relays it) how to let this call through next time — except
+    for a destructive call, or one outside the workspace or on a sensitive path: no hint
+    invites running those, the person decides with the facts in the reason."""
+    why = _NO_SHORTCUT.get(outcome.rule) if outcome is not None else None
+    if why is None and outcome is not None and outcome.warnings:
+        why = "it is destructive"
+    if why is not None:
+        return (f"This agent cannot ask from a hook, so it was blocked. Because {why}, "
+                "shellgate suggests no way to approve it from here: tell the user what you "
+                "wanted to do and why, and let them decide.")
     if call.kind is ToolKind.BASH:
         import shlex
 
         cmd = call.command or ""
-        shown = shlex.quote(cmd if len(cmd) <= 120 else cmd[:117] + "...")
+        # shown only when it can be copied as it is (a cut or escaped text would run another)
+        shown = shlex.quote(cmd) if len(cmd) <= 120 and cmd.isprintable() else "'<the command>'"
         return ("This agent cannot ask from a hook, so it was blocked. To approve it, the user "
-                f"can run it once with `shellgate run -- {shown}` (answer \"always\" to remember "
-                "it), store an approval with `shellgate approvals add '<prefix> *'`, add an allow "
-                "rule to ~/.config/shellgate/config.toml, or give the hook a more "
-                f"permissive mode (`shellgate hook {call.agent} --mode accept-edits`).")
-    return ("This agent cannot ask from a hook, so it was blocked. The user can make this change "
-            "themselves, or give the hook a more permissive mode "
-            f"(`shellgate hook {call.agent} --mode ...`).")
+                f"can run it from the project directory with `shellgate run -- {shown}`, which "
+                "asks them (answer \"always\" to remember it), store an approval with "
+                "`shellgate approvals add '<prefix> *'`, add an allow rule to "
+                "~/.config/shellgate/config.toml, or give the hook a more permissive mode "
+                f"(`shellgate hook {call.agent} --mode accept-edits`).")
+    return ("This agent cannot ask from a hook, so it was blocked. The user can do this "
+            "themselves if they intend it, or give the hook a more permissive mode "
+            f"(`shellgate hook {call.agent} --mode accept-edits`).")
 
 
 def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,

@@ -1,7 +1,9 @@
 """The permission kernel: a short-circuit chain of seven steps, first match wins (SPEC §4).
 
 1. out of bounds      a write into a read-only root or read-only internal dir -> deny
-2. deny rules         ``Bash(rm *)``, ``Read(~/.ssh/**)`` … -> deny
+2. deny rules         ``Bash(rm *)``, ``Read(~/.ssh/**)`` … -> deny;
+   never table        a command of ``shellgate.bash.never`` (``rm -rf ~``, ``mkfs /dev/sda``,
+                      a fork bomb …) -> deny, in every mode: nothing later may allow it
 3. plan mode          a capability not allowed in plan mode -> deny "plan mode is read-only";
                       tools on the plan-mode allow list (and exec if allowed) -> allow
 4. internal paths     the harness's own memory / plan / scratch dirs -> allow silently
@@ -112,6 +114,8 @@ class Call:
             home = self.engine.home
             entries = []
             for a in self.meta.paths:
+                if not a.resolved:  # no file to match a path rule against: see _outside_roots
+                    continue
                 raw = home + a.path[1:] if a.path == "~" or a.path.startswith("~/") else a.path
                 p = os.path.normpath(os.path.join(self.cwd, raw))
                 entries.append(PathEntry(p, os.path.realpath(p), a.op))
@@ -142,7 +146,7 @@ class Engine:
                  ask_as_deny: bool = True, home: str | Path | None = None,
                  session_id: str | None = None,
                  on_audit: Callable[[dict[str, Any]], None] | None = None,
-                 untrusted_allows: Iterable[Rule] = ()) -> None:
+                 untrusted_allows: Iterable[Rule] = (), never_off: Iterable[str] = ()) -> None:
         self.workspace = _norm(workspace)
         self._mode = parse_mode(mode)
         self.rules = rules or RuleSet()
@@ -168,8 +172,10 @@ class Engine:
         self._skill: tuple[Rule, ...] = ()
         self._session: list[Approval] = []
         self._lock = threading.Lock()
-        self._steps = (self._out_of_bounds, self._deny_rules, self._plan_gate, self._internal_paths,
-                       self._outside_roots, self._allows, self._mode_matrix)
+        # Entries of the never table the user turned off ([never] off = [...] in their config).
+        self.never_off = frozenset(never_off)
+        self._steps = (self._out_of_bounds, self._deny_rules, self._never, self._plan_gate,
+                       self._internal_paths, self._outside_roots, self._allows, self._mode_matrix)
 
     # -- state ------------------------------------------------------------------------------
 
@@ -258,11 +264,12 @@ class Engine:
         return decision
 
     def precheck(self, req: Request) -> Decision | None:
-        """Steps 1–2 alone (hard denies). The harness runs them before a forced prompt so that
-        no prompt can override a deny rule. Not audited (the caller's decision is)."""
+        """Steps 1–2 alone (hard denies, the never table's included). The harness runs them
+        before a forced prompt so that no prompt can override a deny rule. Not audited (the
+        caller's decision is)."""
         try:
             call = Call(self, req, self.metadata(req))
-            for step in (self._out_of_bounds, self._deny_rules):
+            for step in (self._out_of_bounds, self._deny_rules, self._never):
                 if (d := step(call)) is not None:
                     assert isinstance(d, Decision)
                     return self._finish(call, d)
@@ -311,6 +318,22 @@ class Engine:
                                     f"directory {root}", "chain.out_of_bounds", "bounds")
         return None
 
+    def _never(self, call: Call) -> Outcome:
+        """The never table (``shellgate.bash.never``): catastrophes no mode, rule, approval or
+        answer lets through. Only for a parsed command line."""
+        script = call.meta.script
+        if call.meta.command is None or script is None:
+            return None
+        from ..bash.facts import Context
+        from ..bash.never import find
+
+        hit = find(script, Context.here(cwd=call.cwd, workspace=call.workspace,
+                                        home=self.home), self.never_off)
+        if hit is None:
+            return None
+        return Decision(DecisionKind.DENY, f"{hit.message}; no mode, rule or approval allows "
+                        "this", "chain.never", "never", (hit.entry.name,))
+
     def _deny_rules(self, call: Call) -> Outcome:
         for r in self.rules.deny:
             hit = r.deny_side(call.subject)
@@ -351,6 +374,11 @@ class Engine:
     def _outside_roots(self, call: Call) -> Outcome:
         if not call.meta.paths:
             return None
+        for a in call.meta.paths:
+            if not a.resolved:
+                return Ask(f"{a.path} is only known when the command runs, so it counts as "
+                           f"outside the workspace ({call.workspace})", "chain.outside_roots",
+                           limited=True, hint="spell the path out inside the workspace")
         roots = self.roots(call.workspace)
         for e in call.subject.paths:
             inside = any(_under(e.path, r) for r in roots) and any(_under(e.real, r) for r in roots)

@@ -17,10 +17,13 @@ from .modes import Capability, DecisionKind
 
 @record
 class PathAccess:
-    """One file the call reads or writes, as the harness found it (absolute or cwd-relative)."""
+    """One file the call reads or writes, as the harness found it (absolute or cwd-relative).
+    ``resolved`` false: the path is only known when the call runs (``rm -rf $(dirname $PWD)``);
+    ``path`` is then its spelling, and the kernel counts it as outside the roots."""
 
     path: str
     op: PathOp = PathOp.READ
+    resolved: bool = True
 
 
 @record

@@ -116,6 +116,10 @@ class BashTool:
                  session_id: str | None = None, limits: Limits | None = None,
                  prespawn: bool | None = None) -> None:
         self.workspace = Path(workspace).expanduser().absolute()
+        if not self.workspace.is_dir():  # nothing could run there, and no path check holds
+            raise ValueError(f"workspace {self.workspace} is not an existing directory")
+        if timeout is not None and not timeout > 0:  # 0 would silently mean the default
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
         self.home = Path(home).expanduser().absolute() if home else Path.home()
         self.session_id = session_id
         roots: tuple[str, ...] = ()
@@ -193,6 +197,10 @@ class BashTool:
                       sandbox=str(self.sandbox.tier), cwd=str(cwd))
         if not decision.allowed():
             return BashResult(ran=False, duration=time.monotonic() - start, **common)
+        if timeout is not None and not timeout > 0:  # -1 would time out at once, 0 mean 120 s
+            return BashResult(ran=False, duration=time.monotonic() - start,
+                              **{**common, "decision": "deny", "reason": "timeout must be a "
+                                 f"positive number of seconds, not {timeout}"})
         network = decision.capability is Capability.NETWORK
         limits = replace(self.limits, timeout=timeout) if timeout else self.limits
         try:

@@ -18,15 +18,11 @@ EXIT_USAGE, EXIT_ASK, EXIT_DENY = 2, 3, 4
 
 
 def terminal_approver() -> Callable[[Any], Any] | None:
-    """A prompt on the controlling terminal, or None when there is none (CI, pipes, hooks)."""
-    try:
-        with open(os.ctermid(), "r+", encoding="utf-8"):
-            pass
-    except OSError:
-        return None
-    from ..approval import console_approver
+    """A prompt on the controlling terminal, or None when there is none (CI, pipes, hooks).
+    One command per process, so no "for this session" answer: Allow once / Always / Deny."""
+    from ..approval.prompt import console_approver, has_terminal
 
-    return console_approver()
+    return console_approver(session=False) if has_terminal() else None
 
 
 def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
@@ -40,6 +36,7 @@ def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
     """
     out = out or sys.stdout
     err = err or sys.stderr
+    from .._visible import visible
     from ..sandbox import SandboxUnavailable
     from .bash_tool import BashTool
 
@@ -63,11 +60,13 @@ def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
         err.write(result.stderr)
         if not result.ran:
             why = "needs approval" if result.decision == "ask" else "denied"
-            hint = " (no terminal to ask on)" if result.decision == "ask" and chosen is None else ""
-            print(f"shellgate: not run, {why}{hint}: {result.reason}", file=err)
+            hint = (" (no terminal to ask on: run it from a terminal, or approve it ahead with "
+                    "`shellgate approvals add`)") if result.decision == "ask" and chosen is None \
+                else ""
+            print(visible(f"shellgate: not run, {why}{hint}: {result.reason}"), file=err)
         for line in (*(f"warning: {w}" for w in result.warnings), *result.violations,
                      *result.notes):
-            print(f"shellgate: {line}", file=err)
+            print(visible(f"shellgate: {line}"), file=err)
         err.flush()
     if not result.ran:
         return EXIT_ASK if result.decision == "ask" else EXIT_DENY

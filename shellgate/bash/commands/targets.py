@@ -11,8 +11,10 @@ never plain edits: hooks and config there run code later.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 
+from ..._record import replace
 from ..facts import Context, Effect
 from ..ir import Via, Word
 from .spec import Call, Finding
@@ -48,6 +50,40 @@ def resolve(text: str, call: Call) -> list[str] | None:
     if call.cwds is None:
         return None
     return [os.path.normpath(os.path.join(str(c), text)) for c in call.cwds]
+
+
+_PWD_SUBST = re.compile(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`")  # `$(pwd)`: the cwd, as $PWD
+_STILL_DYNAMIC = re.compile(r"[$`{]|^~[^/]")  # an expansion or a brace left, or `~user`
+
+
+def resolve_word(word: Word, call: Call) -> list[str] | None:
+    """Absolute, normalised paths ``word`` may name (one per possible cwd), or None when the
+    gate cannot know them before the command runs.
+
+    A static word goes to :func:`resolve`. A word with expansions is resolved only when every
+    expansion has a value the gate knows — ``$HOME`` / ``${HOME}`` (the context's home),
+    ``$PWD`` / ``${PWD}`` / ``$(pwd)`` / backquoted pwd (each candidate cwd) — through the
+    sensitive-path check's own :func:`~shellgate.bash.paths.expand_variables`. ``$OLDPWD``,
+    any other variable or substitution, ``~user``, a brace (``$PWD/{a,../x}`` is two paths)
+    and a word with quoting the plain text cannot show (a backslash, single quotes:
+    ``"\\$HOME"`` is literal) are unknown: None.
+    """
+    if word.static:
+        return resolve(word.text, call)
+    if call.cwds is None or "\\" in word.raw or "'" in word.raw:
+        return None
+    from ..pathlists import KNOWN_VARIABLES
+    from ..paths import expand_variables
+
+    out = []
+    for cwd in call.cwds:
+        ctx = replace(call.ctx, cwd=cwd)
+        text = expand_variables(_PWD_SUBST.sub(lambda _m, c=str(cwd): c, word.text), ctx,
+                                KNOWN_VARIABLES)
+        if _STILL_DYNAMIC.search(text):
+            return None
+        out.append(os.path.normpath(os.path.join(str(cwd), expand_home(text, ctx))))
+    return out
 
 
 def where(word: Word, call: Call) -> tuple[Effect, str]:
