@@ -231,6 +231,7 @@ class Sandbox:
                disk: Disk) -> tuple[Job, int, Server | None]:
         """The running command, the read end of its status pipe, and the server it borrowed."""
         bash = self._probe.bash
+        self._refuse_writable_host_programs(tier, policy)
         if tier is Tier.BWRAP:
             visible = [home, cwd] + [d for d in env.get("PATH", "").split(":")
                                      if d.startswith("/tmp/")]  # only /tmp is replaced
@@ -261,6 +262,16 @@ class Sandbox:
         finally:
             os.close(status_w)
         return ProcJob(proc, namespaced=tier is Tier.BWRAP, info_fd=info_r), status_r, None
+
+    def _refuse_writable_host_programs(self, tier: Tier, policy: Policy) -> None:
+        """The programs started on the host (bwrap; bash outside bwrap) must not lie under a
+        root this command may write: root-owned files pass the probe's check when the user is
+        root, so a writable root at /usr/local would otherwise let a command replace them."""
+        host = [self._probe.bwrap or "bwrap"] if tier is Tier.BWRAP else [self._probe.bash]
+        roots = [os.path.realpath(r) for r in policy.roots()]
+        for prog in host:
+            if within_any(os.path.realpath(prog), roots):
+                raise SandboxUnavailable(f"{prog} lies under a writable root: refusing to run it")
 
     def _start_prespawned(self, policy: Policy, mounts: list[str], command: str, cwd: Path,
                           env: dict[str, str], notes: list[str],
