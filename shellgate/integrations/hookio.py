@@ -144,14 +144,15 @@ def _str(obj: Mapping[str, Any], key: str) -> str:
 
 
 def patch_paths(patch: str) -> tuple[str, ...]:
-    """The files a Codex ``apply_patch`` envelope adds, updates, deletes or moves to."""
-    heads = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
-    out = []
-    for line in patch.splitlines():
-        for head in heads:
-            if line.startswith(head):
-                out.append(line[len(head):].strip())
-    return tuple(dict.fromkeys(p for p in out if p))
+    """The files a Codex ``apply_patch`` envelope adds, updates, deletes or moves to, read as
+    Codex's parser reads it (:mod:`.codex_patch`); a patch Codex would read otherwise, or not
+    at all, is a :class:`HookInputError` (a deny)."""
+    from .codex_patch import PatchError, written_paths
+
+    try:
+        return written_paths(patch)
+    except PatchError as exc:
+        raise HookInputError(f"apply_patch: {exc}") from None
 
 
 def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
