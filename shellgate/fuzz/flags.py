@@ -222,8 +222,11 @@ def cache_path() -> Path:
 
 
 def _stamp(prefix: Sequence[str]) -> str:
-    """Which binary answered: a new version of the program means a new harvest."""
-    exe = shutil.which(prefix[0])
+    """Which binary answered (the one the sandbox's PATH finds): a new version of the program
+    means a new harvest."""
+    from .oracle import SANDBOX_PATH
+
+    exe = shutil.which(prefix[0], path=SANDBOX_PATH) if "/" not in prefix[0] else None
     if not exe:
         return ""
     try:
