@@ -167,47 +167,49 @@ def test_model_timeout_is_clamped_to_the_users(work):
 @pytest.mark.parametrize("era", ["legacy", "auto"])
 def test_a_running_command_does_not_block_check_command(work, era):
     """A read-only command waits on two FIFOs: the test opens the first (so the command is
-    surely running), asks ``check_command``, and only once that answered writes the second. A
+    surely running), asks ``check_command``, and only once that answered feeds the second. A
     check that waited for the run would never get there (the user's timeout ends the run, and
-    the test fails)."""
+    the test fails). No step can hang: a FIFO end the command never opened is held open by
+    the test instead, and the second is fed through a read-write descriptor (which never
+    blocks and keeps the line buffered until the command reads it)."""
     _user_config(work, "[sandbox]\ntimeout = 20\n")
     up, gate = work / "up.fifo", work / "gate.fifo"
     os.mkfifo(up)
     os.mkfifo(gate)
     order: list[str] = []
+    held: list[int] = []
 
     def wait_until_running() -> None:
-        os.close(os.open(up, os.O_WRONLY))  # returns once the command opened it to read
+        os.close(os.open(up, os.O_WRONLY))  # returns once the command (or the test) reads it
 
-    def open_other_end(path: Path, flags: int) -> None:
-        """Let a peer blocked on ``path`` go (nothing happens when there is none)."""
-        try:
-            fd = os.open(path, flags | os.O_NONBLOCK)
-        except OSError:
-            return
-        if flags & os.O_WRONLY:
-            os.write(fd, b"go\n")
-        os.close(fd)
+    def feed_gate() -> None:
+        fd = os.open(gate, os.O_RDWR)
+        os.write(fd, b"go\n")
+        held.append(fd)
 
     async def main():
         async with Client(server(work), mode=era) as client:
             async def long_run():
                 try:
                     r = await client.call_tool("run_readonly_command",
-                                               {"command": "cat up.fifo; cat gate.fifo"})
-                finally:  # refused or killed: do not leave the waiting thread hanging
-                    open_other_end(up, os.O_RDONLY)
+                                               {"command": "cat up.fifo; head -n 1 gate.fifo"})
+                finally:  # refused or killed: let a waiter on up.fifo go
+                    held.append(os.open(up, os.O_RDONLY | os.O_NONBLOCK))
                 order.append("run")
                 assert r.structured_content["timed_out"] is False, r.structured_content
                 assert r.structured_content["stdout"] == "go\n"
 
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(long_run)
-                await anyio.to_thread.run_sync(wait_until_running)
-                r = await client.call_tool("check_command", {"command": "rm -rf build"})
-                order.append("check")
-                assert r.structured_content["decision"] in ("ask", "deny")
-                await anyio.to_thread.run_sync(open_other_end, gate, os.O_WRONLY)
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(long_run)
+                    await anyio.to_thread.run_sync(wait_until_running)
+                    r = await client.call_tool("check_command", {"command": "rm -rf build"})
+                    order.append("check")
+                    assert r.structured_content["decision"] in ("ask", "deny")
+                    feed_gate()
+            finally:
+                for fd in held:
+                    os.close(fd)
         assert order == ["check", "run"]
     run(main)
 
