@@ -46,8 +46,7 @@ class ShellResult:
     cwd: str = ""
     sandbox: str = ""
     readonly: bool = False
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
-    workspace: str = ""                  # the workspace the decision was made for
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)  # "workspace": decided for
 
     @property
     def ran(self) -> bool:
@@ -63,7 +62,7 @@ class ShellResult:
         too, since an earlier ``cd`` (maybe not shown to the human) decides what ``rm -r data``
         deletes."""
         lines = ["shellgate: allow this command to run once?", "", self.command, "",
-                 *_where(self.cwd, self.workspace), f"Why it asks: {self.reason}"]
+                 *_where(self.cwd, self.extra.get("workspace", "")), f"Why it asks: {self.reason}"]
         if self.warnings:
             lines.append("Warnings: " + "; ".join(self.warnings))
         return "\n".join(lines)
@@ -237,7 +236,7 @@ class Shell:
         why = [r.message for r in getattr(verdict.analysis, "reasons", ())][:3]
         return ShellResult(command, status, verdict.decision, verdict.reason,
                            _warnings(verdict), cwd=cwd, readonly=bool(verdict.readonly),
-                           extra={"not_readonly": why}, workspace=workspace)
+                           extra={"not_readonly": why, "workspace": workspace})
 
     def declined(self, command: str, why: str = "the user declined") -> ShellResult:
         return ShellResult(command, "declined", "ask", why)
@@ -251,7 +250,7 @@ class Shell:
         from ..approval import CallContext, DecisionKind
 
         answered: list[bool] = []
-        where: dict[str, str] = {}
+        where: dict[str, Any] = {}
 
         def ask(prompt: Any) -> Any:
             if approved:
@@ -265,8 +264,8 @@ class Shell:
         with self._lock:
             try:
                 bash = self._bash()
-                where.update(cwd=str(bash.cwd), workspace=bash.engine.where(
-                    CallContext(cwd=str(bash.cwd)))[0] or self.workspace)
+                where.update(cwd=str(bash.cwd), extra={"workspace": bash.engine.where(
+                    CallContext(cwd=str(bash.cwd)))[0] or self.workspace})
                 bash.engine.set_approver(ask if approved or approver is not None else None)
                 try:
                     r = bash.run(command, timeout=self.clamp_timeout(timeout),
