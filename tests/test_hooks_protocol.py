@@ -200,7 +200,7 @@ def test_claude_file_tools():
 def test_codex_apply_patch_paths():
     patch = ("*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n"
              "*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** Delete File: old.txt\n"
-             "*** Update File: b.py\n*** Move to: c.py\n*** End Patch\n")
+             "*** Update File: b.py\n*** Move to: c.py\n@@\n-1\n+2\n*** End Patch\n")
     d = fixed("allow")
     hookio.run(codex.SPEC, payload("codex", "apply_patch", command=patch), decider=d)
     call = d.seen[-1][0]

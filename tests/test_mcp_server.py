@@ -143,3 +143,93 @@ def test_run_command_asks_through_elicitation(work, era):
         assert len(no.asked) == 1
 
     run(main)
+
+
+def _user_config(work: Path, text: str) -> None:
+    cfg = work.parent / "config" / "shellgate" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(text)
+
+
+def test_model_timeout_is_clamped_to_the_users(work):
+    """``timeout_seconds`` may shorten a command, never lengthen it past ``[sandbox] timeout``."""
+    _user_config(work, "[sandbox]\ntimeout = 1\n")
+
+    async def main():
+        async with Client(server(work), mode="legacy") as client:
+            r = await client.call_tool("run_readonly_command",
+                                       {"command": "sleep 20", "timeout_seconds": 600})
+            assert r.structured_content["timed_out"] is True, r.structured_content
+            assert r.structured_content["exit_code"] == 124
+    run(main)
+
+
+@pytest.mark.parametrize("era", ["legacy", "auto"])
+def test_a_running_command_does_not_block_check_command(work, era):
+    """A read-only command waits on two FIFOs: the test opens the first (so the command is
+    surely running), asks ``check_command``, and only once that answered feeds the second. A
+    check that waited for the run would never get there (the user's timeout ends the run, and
+    the test fails). No step can hang: a FIFO end the command never opened is held open by
+    the test instead, and the second is fed through a read-write descriptor (which never
+    blocks and keeps the line buffered until the command reads it)."""
+    _user_config(work, "[sandbox]\ntimeout = 20\n")
+    up, gate = work / "up.fifo", work / "gate.fifo"
+    os.mkfifo(up)
+    os.mkfifo(gate)
+    order: list[str] = []
+    held: list[int] = []
+
+    def wait_until_running() -> None:
+        os.close(os.open(up, os.O_WRONLY))  # returns once the command (or the test) reads it
+
+    def feed_gate() -> None:
+        fd = os.open(gate, os.O_RDWR)
+        os.write(fd, b"go\n")
+        held.append(fd)
+
+    async def main():
+        async with Client(server(work), mode=era) as client:
+            async def long_run():
+                try:
+                    r = await client.call_tool("run_readonly_command",
+                                               {"command": "cat up.fifo; head -n 1 gate.fifo"})
+                finally:  # refused or killed: let a waiter on up.fifo go
+                    held.append(os.open(up, os.O_RDONLY | os.O_NONBLOCK))
+                order.append("run")
+                assert r.structured_content["timed_out"] is False, r.structured_content
+                assert r.structured_content["stdout"] == "go\n"
+
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(long_run)
+                    await anyio.to_thread.run_sync(wait_until_running)
+                    r = await client.call_tool("check_command", {"command": "rm -rf build"})
+                    order.append("check")
+                    assert r.structured_content["decision"] in ("ask", "deny")
+                    feed_gate()
+            finally:
+                for fd in held:
+                    os.close(fd)
+        assert order == ["check", "run"]
+    run(main)
+
+
+@pytest.mark.parametrize("era", ["legacy", "auto"])
+def test_approval_says_where_the_command_runs(work, era):
+    """After a silent ``cd prod``, the question about ``rm -r data`` names prod/ and the
+    workspace."""
+    (work / "prod" / "data").mkdir(parents=True)
+    no = accept(False)
+
+    async def main():
+        async with Client(server(work), mode=era, elicitation_callback=no) as client:
+            r = await client.call_tool("run_command", {"command": "cd prod"})
+            assert not r.is_error, r.content
+            r = await client.call_tool("run_command", {"command": "rm -r data"})
+            assert r.is_error and r.structured_content["status"] == "declined"
+    run(main)
+    assert len(no.asked) == 1
+    text = no.asked[0]
+    assert f"Working directory: {work / 'prod'} (prod/ inside the workspace)" in text, text
+    assert f"Workspace: {work}" in text, text
+    assert (work / "prod" / "data").is_dir()

@@ -25,7 +25,7 @@ from typing import Any
 from .._record import asdict, field, record
 from . import generators, minimize, policy_seeds, programs
 from .flags import harvest_all
-from .oracle import KINDS, Oracle, OracleUnavailable
+from .oracle import KINDS, Oracle, OracleUnavailable, preflight
 
 # The kind a finding is minimized and named by, when a command shows several.
 PRIORITY = ("exec", "connect", "secret-read", "delete", "write")
@@ -317,10 +317,18 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
 
     console = console or Console(stderr=True)
     jobs = jobs or os.cpu_count() or 1
+    try:  # before anything runs: the harvest asks the policy's own programs for --help
+        preflight()
+    except OracleUnavailable as exc:
+        console.print(f"[red]shellgate fuzz: {exc}")
+        return 2
     try:
         if material is None:
             with console.status("harvesting flag universes…"):
                 material = build_material(config)
+    except OracleUnavailable as exc:
+        console.print(f"[red]shellgate fuzz: {exc}")
+        return 2
     except (OSError, ValueError) as exc:
         console.print(f"[red]cannot read the policy: {exc}")
         return 2

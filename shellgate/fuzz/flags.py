@@ -4,8 +4,13 @@ Nobody's list of "dangerous flags" is complete, so the fuzzer asks each program:
 (then ``-h``) and, where the manual is installed, ``man``. It keeps every ``-x``, ``--long``,
 single-dash long (``find -fprint``) option with its metavar, and derives what getopt also
 accepts: unique prefixes of long options (``--out`` for ``--output``), ``--opt=value`` and
-``--opt value`` spellings. Help runs go through bubblewrap when present (no network, scratch
-/tmp), with a short timeout and stdin closed.
+``--opt value`` spellings.
+
+The programs asked come from the user's policy, so they are as untrusted as the fuzzed
+commands: every help run goes through bubblewrap or does not happen (no network, read-only
+root, scratch /tmp, the real HOME masked by an empty one, an environment of a few fixed
+variables, a short timeout, stdin closed). Without a working bwrap, :func:`harvest_all` raises
+:class:`~.oracle.OracleUnavailable` before running anything.
 """
 
 from __future__ import annotations
@@ -140,44 +145,64 @@ def parse_aliases(text: str) -> dict[str, str]:
     return out
 
 
-def _sandboxed(argv: list[str]) -> list[str]:
-    bwrap = shutil.which("bwrap")
-    if not bwrap:
-        return argv
+_FAKE_HOME = "/tmp/home"  # inside the sandbox's own /tmp: empty
+
+
+def _sandboxed(argv: list[str], bwrap: str) -> list[str]:
+    """``argv`` inside bubblewrap, the real HOME (and every other home) hidden."""
+    from .oracle import SANDBOX_PATH
+
+    masks: list[str] = []
+    real_home = os.path.realpath(os.path.expanduser("~"))
+    for home in dict.fromkeys((real_home, "/root", "/home")):
+        if home not in ("/", "") and os.path.isdir(home) and not home.startswith("/tmp/"):
+            masks += ["--tmpfs", home]
     return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session",
+            *masks, "--dir", _FAKE_HOME, "--unshare-net", "--unshare-pid", "--unshare-ipc",
+            "--die-with-parent", "--new-session", "--clearenv",
+            "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", _FAKE_HOME,
             "--setenv", "PAGER", "cat", "--setenv", "MANPAGER", "cat", "--setenv", "LANG", "C",
             "--setenv", "MANWIDTH", "200", "--chdir", "/tmp", "--", *argv]
 
 
-def _run(argv: list[str]) -> str:
+def _run(argv: list[str], bwrap: str) -> str:
     try:
-        p = subprocess.run(_sandboxed(argv), stdin=subprocess.DEVNULL, capture_output=True,
+        p = subprocess.run(_sandboxed(argv, bwrap), stdin=subprocess.DEVNULL, capture_output=True,
                            timeout=HELP_TIMEOUT, start_new_session=True)
     except (OSError, subprocess.SubprocessError):
         return ""
     return (p.stdout[:_MAX_HELP] + b"\n" + p.stderr[:_MAX_HELP]).decode("utf-8", errors="replace")
 
 
-def help_texts(prefix: Sequence[str]) -> list[str]:
-    """The texts a program gives about itself: ``--help``, ``-h``, its manual page."""
+def help_texts(prefix: Sequence[str], bwrap: str) -> list[str]:
+    """The texts a program gives about itself: ``--help``, ``-h``, its manual page. Only a
+    program found by name in the system directories is asked (``./deploy.sh`` from a rule is
+    not)."""
+    from .oracle import SANDBOX_PATH
+
     prog = prefix[0]
-    if not shutil.which(prog, path=os.defpath + ":/usr/local/bin:/usr/bin:/bin"):
+    if "/" in prog or not shutil.which(prog, path=SANDBOX_PATH):
         return []
-    texts = [_run([*prefix, "--help"])]
+    texts = [_run([*prefix, "--help"], bwrap)]
     if len(parse_help(texts[0])) < 3:
-        texts.append(_run([*prefix, "-h"]))
-    if shutil.which("man"):
+        texts.append(_run([*prefix, "-h"], bwrap))
+    if shutil.which("man", path=SANDBOX_PATH):
         page = "-".join(prefix) if prog == "git" and len(prefix) > 1 else prog
-        texts.append(_run(["man", "-P", "cat", page]))
+        texts.append(_run(["man", "-P", "cat", page], bwrap))
     return texts
 
 
-def harvest(prefix: Sequence[str]) -> Universe:
-    """The flag universe of ``prefix`` (``("sort",)``, ``("git", "log")``). Never raises."""
+def harvest(prefix: Sequence[str], bwrap: str | None = None) -> Universe:
+    """The flag universe of ``prefix`` (``("sort",)``, ``("git", "log")``), asked through
+    ``bwrap`` (default: the trusted one, else :class:`~.oracle.OracleUnavailable`). Raises
+    nothing else."""
+    if bwrap is None:
+        from .oracle import sandbox_binary
+
+        bwrap = sandbox_binary()
     flags: dict[str, Flag] = {}
     aliases: dict[str, str] = {}
-    for text in help_texts(prefix):
+    for text in help_texts(prefix, bwrap):
         for short, long in parse_aliases(text).items():
             aliases.setdefault(short, long)
         for f in parse_help(text):
@@ -197,8 +222,11 @@ def cache_path() -> Path:
 
 
 def _stamp(prefix: Sequence[str]) -> str:
-    """Which binary answered: a new version of the program means a new harvest."""
-    exe = shutil.which(prefix[0])
+    """Which binary answered (the one the sandbox's PATH finds): a new version of the program
+    means a new harvest."""
+    from .oracle import SANDBOX_PATH
+
+    exe = shutil.which(prefix[0], path=SANDBOX_PATH) if "/" not in prefix[0] else None
     if not exe:
         return ""
     try:
@@ -248,8 +276,11 @@ def harvest_all(prefixes: Iterable[Sequence[str]], jobs: int = 16,
                 pass
         todo.append(p)
     if todo:
+        from .oracle import preflight
+
+        bwrap = preflight()  # nothing runs without a sandbox that starts
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            out.update(zip(todo, pool.map(harvest, todo), strict=True))
+            out.update(zip(todo, pool.map(lambda p: harvest(p, bwrap), todo), strict=True))
         if path:
             for p in todo:
                 stored[" ".join(p)] = _to_json(out[p], stamps[p])

@@ -53,6 +53,36 @@ class OracleUnavailable(RuntimeError):
     """The host cannot run the oracle safely (no bubblewrap, or bubblewrap cannot start)."""
 
 
+def sandbox_binary() -> str:
+    """The bwrap every fuzzer run goes through: only a trusted one (root-owned system file, never
+    one found on PATH: :mod:`shellgate.sandbox.trusted`), else :class:`OracleUnavailable`."""
+    from ..sandbox.probe import find_bwrap
+
+    found, refused = find_bwrap()
+    if not found:
+        why = f" ({'; '.join(refused)})" if refused else ""
+        raise OracleUnavailable("bubblewrap (bwrap) not found in a trusted place: refusing to run "
+                                f"anything outside a sandbox{why}")
+    return found[0].path
+
+
+def preflight() -> str:
+    """The bwrap, once it is shown to start here: checked before the fuzzer runs anything (the
+    ``--help`` harvest included), so that nothing ever runs unconfined. Else
+    :class:`OracleUnavailable`."""
+    bwrap = sandbox_binary()
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net",
+            "--unshare-pid", "--die-with-parent", "--clearenv", "--", "/bin/true"]
+    try:
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise OracleUnavailable(f"bubblewrap cannot start: {exc}") from exc
+    if p.returncode != 0:
+        raise OracleUnavailable("bubblewrap cannot start: "
+                                + p.stderr.decode(errors="replace").strip()[:300])
+    return bwrap
+
+
 @record
 class Effect:
     """One observed side effect. ``kind`` is one of :data:`KINDS`."""
@@ -169,11 +199,8 @@ class Oracle:
     def __init__(self, root: str | Path | None = None, timeout: float = 5.0,
                  exec_allowed: Callable[[str], bool] | None = None,
                  token_seed: str | None = None, use_strace: bool = True) -> None:
-        self.bwrap = shutil.which("bwrap")
-        if not self.bwrap:
-            raise OracleUnavailable("bubblewrap (bwrap) not found: refusing to run fuzzed commands "
-                                    "outside a sandbox")
-        self.strace = shutil.which("strace") if use_strace else None
+        self.bwrap = sandbox_binary()
+        self.strace = _strace() if use_strace else None
         self.timeout = timeout
         self.exec_allowed = exec_allowed or default_exec_allowed
         base = Path(root) if root else Path(tempfile.mkdtemp(prefix="shellgate-fuzz-", dir=_base_dir()))
@@ -478,6 +505,15 @@ def _dedup(effects: list[Effect]) -> list[Effect]:
             seen.add(e)
             out.append(e)
     return out
+
+
+def _strace() -> str | None:
+    """strace from the system directories: it reports what a command did, so one planted on
+    PATH could hide effects."""
+    from ..sandbox.trusted import find_program
+
+    found, _ = find_program("strace")
+    return found[0].path if found else None
 
 
 def _base_dir() -> str:

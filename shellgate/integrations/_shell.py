@@ -13,6 +13,7 @@ comes back as ``needs_approval`` and nothing runs.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -45,7 +46,7 @@ class ShellResult:
     cwd: str = ""
     sandbox: str = ""
     readonly: bool = False
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)  # "workspace": decided for
 
     @property
     def ran(self) -> bool:
@@ -58,11 +59,14 @@ class ShellResult:
 
     def prompt_text(self) -> str:
         """The question put to a human for a ``needs_approval`` command (control characters
-        escaped: the text shown is the text that runs)."""
+        escaped: the text shown is the text that runs), and where it would run, since an
+        earlier ``cd`` (maybe not shown to the human) decides what ``rm -r data`` deletes."""
         from .._visible import visible
 
         lines = ["shellgate: allow this command to run once?", "",
-                 visible(self.command, multiline=True), "", f"Why it asks: {visible(self.reason)}"]
+                 visible(self.command, multiline=True), "",
+                 *(visible(w) for w in _where(self.cwd, self.extra.get("workspace", ""))),
+                 f"Why it asks: {visible(self.reason)}"]
         if self.warnings:
             lines.append("Warnings: " + visible("; ".join(self.warnings)))
         return "\n".join(lines)
@@ -138,20 +142,24 @@ class Shell:
         self.agent = agent
         self.session_id = session_id
         self._bash_options = bash_options
+        # Runs are serialised (the cwd and the one-shot approver are shared); checks take only
+        # the state lock, so a long command never holds up check_command. Order: run, state.
         self._lock = threading.RLock()
+        self._state = threading.RLock()
         self._tool: Any = None
         self._twin: Any = None
 
     # --- the BashTool and its twin --------------------------------------------------------
 
     def _bash(self) -> Any:
-        if self._tool is None:
-            from ..tools import BashTool
+        with self._state:
+            if self._tool is None:
+                from ..tools import BashTool
 
-            self._tool = BashTool(self.workspace, self.mode, config=self.config,
-                                  timeout=self.timeout, session_id=self.session_id,
-                                  **self._bash_options)
-        return self._tool
+                self._tool = BashTool(self.workspace, self.mode, config=self.config,
+                                      timeout=self.timeout, session_id=self.session_id,
+                                      **self._bash_options)
+            return self._tool
 
     def _engine(self) -> Any:
         """An engine like the BashTool's (mode, config, store, sandbox), minus the audit log."""
@@ -168,8 +176,18 @@ class Shell:
 
     @property
     def cwd(self) -> str:
-        with self._lock:
-            return str(self._bash().cwd)
+        return str(self._bash().cwd)
+
+    def clamp_timeout(self, requested: float | None) -> float | None:
+        """The timeout a caller (often the model) asked for, never longer than the user's own
+        (``timeout=``, else ``[sandbox] timeout``): a model may shorten a command, not let it
+        run past the limit the user set. None, non-positive or not a number: the user's."""
+        if requested is None:
+            return None
+        limit = self._bash().limits.timeout
+        if not 0 < requested < limit:  # longer, non-positive, or NaN (false for every test)
+            return limit
+        return requested
 
     def restart(self) -> None:
         """A fresh session: cwd back to the workspace root, nothing carried over."""
@@ -177,7 +195,7 @@ class Shell:
 
     def close(self) -> None:
         """Stop the session's sandboxes now (a later call starts a fresh session)."""
-        with self._lock:
+        with self._lock, self._state:
             tool, self._tool, self._twin = self._tool, None, None
         if tool is not None:
             tool.close()
@@ -192,14 +210,19 @@ class Shell:
 
     def check(self, command: str) -> Any:
         """The gate's :class:`~shellgate.check.Verdict` for ``command`` at the live cwd."""
+        return self._check(command)[0]
+
+    def _check(self, command: str) -> tuple[Any, str, str]:
+        """The verdict, the cwd it was decided at and the workspace that cwd belongs to."""
         from ..approval import CallContext
         from ..check import Verdict
 
-        with self._lock:
+        with self._state:  # not the run lock: a running command must not hold up a check
             engine = self._engine()
             ctx = CallContext(cwd=str(self._bash().cwd), session_id=self.session_id,
                               agent=self.agent)
             d, analysis = engine.check_bash(command, ctx)
+            workspace = engine.where(ctx)[0] or self.workspace
             if analysis is None:
                 from ..bash.analysis import analyse
                 from ..bash.facts import Context
@@ -207,19 +230,19 @@ class Shell:
                 analysis = analyse(command, Context.here(cwd=ctx.cwd, workspace=self.workspace,
                                                          home=engine.home))
         cap = d.capability.value if d.capability is not None else "unknown"
-        return Verdict(command, d.verdict, cap, analysis, d.reason, d.rule)
+        return Verdict(command, d.verdict, cap, analysis, d.reason, d.rule), ctx.cwd, workspace
 
     def preflight(self, command: str) -> ShellResult:
         """What would happen to ``command``: ``allowed``, ``needs_approval`` or ``denied``."""
         try:
-            verdict = self.check(command)
+            verdict, cwd, workspace = self._check(command)
         except Exception as exc:  # noqa: BLE001 - adapters must get an answer, not a traceback
             return self._failed(command, exc)
         status = {"allow": "allowed", "ask": "needs_approval"}.get(verdict.decision, "denied")
         why = [r.message for r in getattr(verdict.analysis, "reasons", ())][:3]
         return ShellResult(command, status, verdict.decision, verdict.reason,
-                           _warnings(verdict), readonly=bool(verdict.readonly),
-                           extra={"not_readonly": why})
+                           _warnings(verdict), cwd=cwd, readonly=bool(verdict.readonly),
+                           extra={"not_readonly": why, "workspace": workspace})
 
     def declined(self, command: str, why: str = "the user declined") -> ShellResult:
         return ShellResult(command, "declined", "ask", why)
@@ -230,15 +253,16 @@ class Shell:
             timeout: float | None = None, tool_use_id: str = "") -> ShellResult:
         """Gate and run ``command``. An *ask* runs only if ``approved`` (a human already said
         yes to this call) or ``approver`` says yes now; a deny never runs."""
-        from ..approval import DecisionKind
+        from ..approval import CallContext, DecisionKind
 
         answered: list[bool] = []
+        where: dict[str, Any] = {}
 
         def ask(prompt: Any) -> Any:
             if approved:
                 return DecisionKind.ALLOW_ONCE
             pending = ShellResult(command, "needs_approval", "ask", prompt.reason or
-                                  prompt.summary, tuple(prompt.warnings))
+                                  prompt.summary, tuple(prompt.warnings), **where)
             yes = bool(approver(pending)) if approver is not None else False
             answered.append(yes)
             return DecisionKind.ALLOW_ONCE if yes else DecisionKind.DENY
@@ -246,9 +270,12 @@ class Shell:
         with self._lock:
             try:
                 bash = self._bash()
+                where.update(cwd=str(bash.cwd), extra={"workspace": bash.engine.where(
+                    CallContext(cwd=str(bash.cwd)))[0] or self.workspace})
                 bash.engine.set_approver(ask if approved or approver is not None else None)
                 try:
-                    r = bash.run(command, timeout=timeout or self.timeout, tool_use_id=tool_use_id)
+                    r = bash.run(command, timeout=self.clamp_timeout(timeout),
+                                 tool_use_id=tool_use_id)
                 finally:
                     bash.engine.set_approver(None)
             except Exception as exc:  # noqa: BLE001
@@ -288,6 +315,24 @@ class Shell:
     @staticmethod
     def _failed(command: str, exc: BaseException) -> ShellResult:
         return ShellResult(command, "error", "deny", f"{type(exc).__name__}: {exc}")
+
+
+def _where(cwd: str, workspace: str) -> list[str]:
+    """The prompt lines that say where a command would run: the cwd, and where it lies
+    relative to the workspace."""
+    if not cwd:
+        return []
+    rel = os.path.relpath(cwd, workspace) if workspace else ""
+    if not workspace:
+        place = ""
+    elif rel == ".":
+        place = " (the workspace root)"
+    elif rel == ".." or rel.startswith("../"):
+        place = " (OUTSIDE the workspace)"
+    else:
+        place = f" ({rel}/ inside the workspace)"
+    lines = [f"Working directory: {cwd}{place}"]
+    return lines + ([f"Workspace: {workspace}", ""] if workspace else [""])
 
 
 def _warnings(verdict: Any) -> tuple[str, ...]:

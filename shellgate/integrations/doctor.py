@@ -80,10 +80,12 @@ def sandbox_checks() -> list[Check]:
         return [Check("sandbox", False, f"probe failed: {type(exc).__name__}: {exc}")]
     tier = str(p.tier)
     notes = "; ".join(p.notes)
+    # Which host programs the sandbox starts, and why each may run outside it.
+    trust = [Check("sandbox", True, f"trusted {why}", "info") for why in p.trust]
     if tier == "none":
         return [Check("sandbox", False, "tier none: commands run without confinement, so trust "
-                      f"mode asks before exec/network ({notes})", "warn")]
-    return [Check("sandbox", True, f"tier {tier}" + (f" ({notes})" if notes else ""))]
+                      f"mode asks before exec/network ({notes})", "warn"), *trust]
+    return [Check("sandbox", True, f"tier {tier}" + (f" ({notes})" if notes else "")), *trust]
 
 
 def enforce_checks(workspace: str, config: str | None) -> list[Check]:

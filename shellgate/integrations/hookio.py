@@ -161,14 +161,15 @@ def _str(obj: Mapping[str, Any], key: str) -> str:
 
 
 def patch_paths(patch: str) -> tuple[str, ...]:
-    """The files a Codex ``apply_patch`` envelope adds, updates, deletes or moves to."""
-    heads = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
-    out = []
-    for line in patch.splitlines():
-        for head in heads:
-            if line.startswith(head):
-                out.append(line[len(head):].strip())
-    return tuple(dict.fromkeys(p for p in out if p))
+    """The files a Codex ``apply_patch`` envelope adds, updates, deletes or moves to, read as
+    Codex's parser reads it (:mod:`.codex_patch`); a patch Codex would read otherwise, or not
+    at all, is a :class:`HookInputError` (a deny)."""
+    from .codex_patch import PatchError, written_paths
+
+    try:
+        return written_paths(patch)
+    except PatchError as exc:
+        raise HookInputError(f"apply_patch: {exc}") from None
 
 
 def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
@@ -272,13 +273,11 @@ def session_workspace(agent: str, session_id: str, found: str) -> str:
     if the state directory cannot be written, ``found`` stands (never an error)."""
     if not session_id:
         return found
-    import hashlib
-
     from ..permission.audit import default_audit_path
 
     root = default_audit_path().parent / "sessions"
-    name = hashlib.sha256(f"{agent}\0{session_id}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    path = root / name
+    # hex, not a digest: hashlib costs the hook ~2 ms of imports
+    path = root / f"{agent}-{session_id.encode('utf-8', 'surrogatepass').hex()[:200]}"
     try:
         anchored = path.read_text(encoding="utf-8")
         if anchored and os.path.isdir(anchored):

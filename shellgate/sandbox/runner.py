@@ -231,6 +231,7 @@ class Sandbox:
                disk: Disk) -> tuple[Job, int, Server | None]:
         """The running command, the read end of its status pipe, and the server it borrowed."""
         bash = self._probe.bash
+        self._refuse_writable_host_programs(tier, policy)
         if tier is Tier.BWRAP:
             visible = [home, cwd] + [d for d in env.get("PATH", "").split(":")
                                      if d.startswith("/tmp/")]  # only /tmp is replaced
@@ -262,6 +263,22 @@ class Sandbox:
             os.close(status_w)
         return ProcJob(proc, namespaced=tier is Tier.BWRAP, info_fd=info_r), status_r, None
 
+    def _bwrap(self) -> str:
+        """The probed, trusted bwrap; never a name for PATH to resolve."""
+        if not self._probe.bwrap:
+            raise SandboxUnavailable("no trusted bwrap binary")
+        return self._probe.bwrap
+
+    def _refuse_writable_host_programs(self, tier: Tier, policy: Policy) -> None:
+        """The programs started on the host (bwrap; bash outside bwrap) must not lie under a
+        root this command may write: root-owned files pass the probe's check when the user is
+        root, so a writable root at /usr/local would otherwise let a command replace them."""
+        host = [self._bwrap()] if tier is Tier.BWRAP else [self._probe.bash]
+        roots = [os.path.realpath(r) for r in policy.roots()]
+        for prog in host:
+            if within_any(os.path.realpath(prog), roots):
+                raise SandboxUnavailable(f"{prog} lies under a writable root: refusing to run it")
+
     def _start_prespawned(self, policy: Policy, mounts: list[str], command: str, cwd: Path,
                           env: dict[str, str], notes: list[str],
                           disk: Disk) -> tuple[Job, int, Server] | None:
@@ -272,7 +289,7 @@ class Sandbox:
             self.prespawn_error = "no Python interpreter visible inside the sandbox for its server"
             notes.append(f"pre-spawned sandbox unavailable: {self.prespawn_error}")
             return None
-        base = namespace_args(self._probe.bwrap or "bwrap", policy) + mounts
+        base = namespace_args(self._bwrap(), policy) + mounts
         key = (tuple(base), mount_identity(mounts, disk), python)
         program = [self._probe.bash, "--noprofile", "--norc", "-c",
                    wrap(command, STATUS_FD, policy.limits)]
@@ -323,7 +340,7 @@ class Sandbox:
         try:
             os.write(seccomp_w, filter_bytes(policy.network))
             os.close(seccomp_w)
-            argv = (namespace_args(self._probe.bwrap or "bwrap", policy) + mounts
+            argv = (namespace_args(self._bwrap(), policy) + mounts
                     + ["--info-fd", str(fds[1]), "--seccomp", str(seccomp_r),
                        "--chdir", str(cwd), "--", *program])
             return subprocess.Popen(argv, cwd="/", pass_fds=(*fds, seccomp_r), **kw)
