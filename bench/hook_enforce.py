@@ -1,6 +1,7 @@
 """Enforced hook approvals (SPEC §9): what confinement costs and what it changes.
 
-1. Overhead: ``bash -c <confined true>`` against ``bash -c true`` (medians, ratio, added ms).
+1. Overhead: ``bash -c <confined true>`` against ``bash -c true`` (medians, ratio, added ms),
+   and the hook process with and without the rewrite (``[hooks] enforce``), interleaved.
 2. Compatibility: distinct real commands from ``../shared/corpus-data/`` that shellgate allows
    as read-only, run plain and confined in a real project tree (the installed ``click``
    package's source, copied into a git repository); the share with identical stdout, stderr and
@@ -34,6 +35,28 @@ def median_ms(argv: list[str], runs: int, cwd: str) -> float:
         subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True)
         times.append((time.perf_counter() - t) * 1000)
     return statistics.median(times)
+
+
+def hook_latency(tree: Path, runs: int) -> tuple[float, float]:
+    """Median ms of ``shellgate hook claude-code`` answering ``git status``, with the rewrite
+    and with ``[hooks] enforce = false``, runs interleaved (so load hits both alike)."""
+    exe = shutil.which("shellgate") or "shellgate"
+    cfg = tree.parent / "cfg-off"
+    (cfg / "shellgate").mkdir(parents=True, exist_ok=True)
+    (cfg / "shellgate" / "config.toml").write_text("[hooks]\nenforce = false\n")
+    payload = json.dumps({"session_id": "b", "cwd": str(tree), "permission_mode": "default",
+                          "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "git status"}, "tool_use_id": "t"})
+    env_on = dict(os.environ, XDG_STATE_HOME=str(tree.parent / "state"))
+    env_off = dict(env_on, XDG_CONFIG_HOME=str(cfg))
+    times: dict[str, list[float]] = {"on": [], "off": []}
+    for _ in range(runs):
+        for name, env in (("on", env_on), ("off", env_off)):
+            t = time.perf_counter()
+            subprocess.run([exe, "hook", "claude-code"], input=payload, text=True,
+                           capture_output=True, env=env, cwd=tree)
+            times[name].append((time.perf_counter() - t) * 1000)
+    return statistics.median(times["on"]), statistics.median(times["off"])
 
 
 def project_tree(root: Path) -> Path:
@@ -114,6 +137,9 @@ def main() -> int:
         conf = median_ms(["bash", "-c", line], args.runs, str(tree))
         print(f"overhead ({tier.tier}): bash -c true {plain:.2f} ms, confined {conf:.2f} ms "
               f"median of {args.runs}: +{conf - plain:.2f} ms ({conf / plain:.2f}x)")
+        on, off = hook_latency(tree, args.runs)
+        print(f"hook process (git status), median of {args.runs} interleaved: enforce on "
+              f"{on:.1f} ms, off {off:.1f} ms ({on / off:.3f}x)")
         if not CORPUS.is_dir():
             print(f"compatibility: skipped ({CORPUS} not found)")
             return 0

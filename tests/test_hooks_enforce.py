@@ -152,10 +152,12 @@ def assert_contained(world: dict, grant: str, before: dict[str, str], procs: lis
     assert not changed, sorted(changed)
 
 
-def confined_line(world: dict, cmd: str, grant: str) -> str:
+def confined_line(world: dict, cmd: str, grant: str, tier: str = "") -> str:
+    """The line for ``cmd`` under ``grant``; ``tier`` "landlock" forces that tier."""
     from shellgate.permission import Grant
-    from shellgate.sandbox.enforce import confine
+    from shellgate.sandbox.enforce import HookTier, confine, hook_tier
     from shellgate.sandbox.locations import grant_policy
+    from shellgate.sandbox.probe import Tier
 
     g = Grant(grant)
     old = dict(os.environ)
@@ -164,17 +166,30 @@ def confined_line(world: dict, cmd: str, grant: str) -> str:
     try:
         policy, _ = grant_policy(world["work"], write=g.write, network=g.network,
                                  home=world["home"])
-        return confine(cmd, policy, cwd=world["work"]).line
+        forced = HookTier(Tier.LANDLOCK, None, hook_tier().bash) if tier == "landlock" else None
+        return confine(cmd, policy, cwd=world["work"], tier=forced).line
     finally:
         os.environ.clear()
         os.environ.update(old)
 
 
+def _landlock_or_skip() -> None:
+    from shellgate.sandbox.probe import landlock_usable
+
+    if why := landlock_usable():
+        pytest.skip(f"Landlock does not work here: {why}")
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["cmd"][:50])
-def test_confined_line_contains_the_attack(tmp_path, listener, case):
+def test_confined_line_contains_the_attack(tmp_path, listener, case, tier):
+    if tier == "landlock":
+        _landlock_or_skip()
+        if case.get("landlock_gap"):
+            pytest.skip(f"known Landlock gap (README): {case['landlock_gap']}")
     world = make_world(tmp_path)
     cmd = fill(world, case["cmd"], listener.port)
-    line = confined_line(world, cmd, case["grant"])
+    line = confined_line(world, cmd, case["grant"], tier)
     before = snapshot(world["home"], world["out"], world["work"],
                       skip=(str(world["work"] / ".git" / "objects"),))
     procs = [run_line(world, shell, line) for shell in SHELLS]
@@ -368,3 +383,22 @@ def test_the_sandbox_protects_what_the_classifier_calls_an_implant(tmp_path):
             continue  # whole directories here; the classifier names the config files inside
         hits = [check_path(str(p), PathOp.WRITE, ctx) for p in (target, target / "x")]
         assert any(h is not None and h.cls in (PathClass.IMPLANT, PathClass.LEAK) for h in hits), name
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_the_write_grant_writes_the_workspace(tmp_path, tier):
+    """What the grant allows works: new files in the workspace, a private TMPDIR, and the
+    report of the final cwd — while a protected path stays as it was."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world = make_world(tmp_path)
+    hook = world["work"] / ".git" / "hooks" / "pre-commit"
+    line = confined_line(world, "touch new.txt && mkdir -p d/e && echo hi > d/e/f && "
+                         "t=$(mktemp) && echo x > \"$t\" && cd d && echo ok; "
+                         f"echo planted > {hook}", "write", tier)
+    for shell in SHELLS:
+        proc = run_line(world, shell, line + '\necho "at=$PWD"')
+        assert proc.stdout.splitlines()[0] == "ok", (proc.stdout, proc.stderr)
+        assert proc.stdout.splitlines()[-1] == f"at={world['work'] / 'd'}"
+        assert (world["work"] / "new.txt").exists() and (world["work"] / "d/e/f").read_text() == "hi\n"
+        assert not hook.exists(), proc.stderr

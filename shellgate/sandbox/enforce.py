@@ -17,9 +17,10 @@ trap.
 
 Tiers: bwrap (a fresh tmpfs /tmp, the mounts of :mod:`.bwrap`, the seccomp filter read from a
 file in shellgate's cache, which every grant keeps read-only), or Landlock + seccomp applied by
-``python -I -m shellgate.sandbox.confine`` right before it execs bash (~20–40 ms more: a Python
-start). The tier is probed once and remembered across hook processes
-(``$XDG_CACHE_HOME/shellgate/probe.json``, keyed by the bwrap binaries and the kernel).
+``python -I -m shellgate.sandbox.confine``, which spawns bash restricted and restores the
+protected paths afterwards (~30–60 ms more: a Python start). The tier is probed once and
+remembered across hook processes (``$XDG_CACHE_HOME/shellgate/probe.json``, keyed by the bwrap
+binaries and the kernel).
 """
 
 from __future__ import annotations
@@ -226,8 +227,16 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         argv = [sys.executable, "-I", "-m", "shellgate.sandbox.confine"]
         for root in policy.roots():
             argv += ["--write", str(root)]
-        for hidden in policy.masked:
-            argv += ["--hide", str(hidden)]
+        roots = tuple(map(str, policy.roots()))
+        for hidden in map(str, policy.masked):
+            # Landlock hides a path by granting its siblings instead, which would take the
+            # right to create files from the directory itself: inside a writable root the
+            # classifier alone guards the workspace's own secret files (README).
+            if not any(hidden == r or hidden.startswith(r + "/") for r in roots):
+                argv += ["--hide", hidden]
+        for protected in policy.readonly:   # restored after the command (guard.py)
+            if any(str(protected) == r or str(protected).startswith(r + "/") for r in roots):
+                argv += ["--protect", str(protected)]
         argv += ["--net"] if policy.network else []
         argv += ["--", bash, "-c", script, "bash"]   # $0 "bash": bash's own error prefix
         line = _outer(argv, "")
