@@ -114,8 +114,9 @@ def test_no_hint_invites_a_dangerous_command(place: dict[str, Path], command: st
 def test_a_plain_ask_gets_a_hint_that_works(place: dict[str, Path],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(place["home"]))
-    assert "`shellgate run -- 'touch notes.txt'`" in _codex(place["ws"], "touch notes.txt")
-    long = "touch " + "x" * 200
+    # (Codex's default is accept-edits: an in-workspace write runs; a program asks)
+    assert "`shellgate run -- 'make test'`" in _codex(place["ws"], "make test")
+    long = "make " + "x" * 200
     text = _codex(place["ws"], long)
     assert "`shellgate run -- '<the command>'`" in text, text  # never a cut command
-    assert "shellgate run -- 'touch" not in text
+    assert "shellgate run -- 'make" not in text
