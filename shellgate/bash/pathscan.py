@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from .._lazyre import lazy_compile
 from .._record import record
+from .envsecrets import env_hits
 from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
 from .pathimplicit import implicit_hits
@@ -55,7 +56,8 @@ def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     for i, cmd in enumerate(script.commands):
         found = ((_redirect_hits(cmd, ctx, dot_rule) if cmd.redirects else [])
                  + _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ()))
-                 + implicit_hits(cmd, ctx))
+                 + implicit_hits(cmd, ctx)
+                 + env_hits(cmd, i in inner))
         for hit in found:
             key = (hit.span, hit.cls, hit.path)
             if key not in seen:
