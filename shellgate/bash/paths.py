@@ -534,6 +534,86 @@ def _bounded_glob(pattern: str) -> list[tuple[str, bool]]:
     return results
 
 
+# --------------------------------------------------------------------------- /proc magic links
+
+# Entries of /proc/<pid> (and /proc/<pid>/task/<tid>) that the kernel follows like symlinks to
+# wherever that process has them: its cwd, its root, its executable, its open files. Text
+# normalisation is wrong there (``/proc/self/cwd/..`` is the parent of the cwd, not
+# ``/proc/self``), and resolving them in this process would give this process's answer. Only
+# the command's own cwd and root are known exactly; any other path through one is unknown.
+_MAGIC_LINKS = frozenset({"cwd", "root", "exe"})
+_MAGIC_DIRS = frozenset({"fd", "map_files"})   # every entry below is a magic link
+_OWN = frozenset({"self", "thread-self"})
+_STDIO = frozenset({"0", "1", "2"})            # /proc/self/fd/0: the command's own stdin
+_WILD = re.compile(r"[*?\[{$`]")
+MAGIC_PATTERN = "/proc/*/{cwd,root,exe,fd/*,map_files/*} (a /proc magic link: where it leads is not known)"
+
+
+class _Unknown:
+    """Where a path through a /proc magic link leads cannot be known."""
+
+
+_UNKNOWN = _Unknown()
+
+
+def _pid_like(seg: str) -> bool:
+    return seg.isdigit() or seg in _OWN or bool(_WILD.search(seg))
+
+
+def _proc_links(text: str, ctx: Context) -> str | _Unknown | None:
+    """``text`` with a leading run through the command's own ``/proc/self/{cwd,root}`` replaced
+    by where it leads, ``_UNKNOWN`` for a path through any other magic link (or a segment under
+    /proc that may be one: a glob, an expansion), None when no magic link is involved."""
+    if not text.startswith("/"):
+        if text.startswith("~"):
+            return None
+        text = f"{ctx.cwd}/{text}"
+    if "proc" not in text:
+        return None
+    stack: list[str] = []
+    segs = text.split("/")
+    changed = False
+    for k, seg in enumerate(segs):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if stack:
+                stack.pop()
+            continue
+        stack.append(seg)
+        if len(stack) < 3 or stack[0] != "proc" or not _pid_like(stack[1]):
+            continue
+        own = stack[1] in _OWN
+        rest = stack[2:]
+        if rest[0] == "task" and len(rest) >= 3:
+            own, rest = False, rest[2:]
+        name = rest[0] if rest else ""
+        if len(rest) == 1 and _WILD.search(name):
+            return _UNKNOWN
+        if len(rest) == 1 and name in _MAGIC_LINKS:
+            if not own or name == "exe" or (name == "cwd" and str(ctx.cwd).startswith("/proc")):
+                return _UNKNOWN
+            stack = [x for x in _realpath(str(ctx.cwd)).split("/") if x] if name == "cwd" else []
+            changed = True
+        elif len(rest) == 2 and name in _MAGIC_DIRS:
+            if own and name == "fd" and rest[1] in _STDIO and k == len(segs) - 1:
+                continue
+            return _UNKNOWN
+    if not changed:
+        return None
+    return "/" + "/".join(stack) if stack else "/"
+
+
+def _magic_hits(text: str, role: Role, span: Span | None) -> list[SensitiveHit]:
+    """Fail closed on a path through a /proc magic link: a leak when read, an implant when written."""
+    out = []
+    if role in (Role.READ, Role.RW, Role.UNSURE):
+        out.append(SensitiveHit(text, PathClass.LEAK, PathOp.READ, span, MAGIC_PATTERN))
+    if role in (Role.WRITE, Role.RW, Role.UNSURE, Role.ATTR):
+        out.append(SensitiveHit(text, PathClass.IMPLANT, PathOp.WRITE, span, MAGIC_PATTERN))
+    return out
+
+
 # --------------------------------------------------------------------------- matching
 
 _Found = tuple[_Alt, PathClass, PathOp]
@@ -782,6 +862,12 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
         home, table = last[1], last[2]
     else:
         home, table = _home_table(ctx)
+    if "proc" in text or str(ctx.cwd).startswith("/proc"):
+        through = _proc_links(text, ctx)
+        if isinstance(through, _Unknown):
+            return _magic_hits(text, role, span)
+        if through is not None:
+            text = through
     out: list[SensitiveHit] = []
     classes: set[PathClass] = set()
     plain = _plain_path(text, ctx, glob)
