@@ -86,8 +86,9 @@ _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--fi
                              "--replace", "-M", "--max-columns", "--max-depth", "-d", "-j", "--threads",
                              "--type-add", "--colors", "--sort", "--sortr", "-E", "--encoding"),
                read_opts=_fs("-f", "--file", "--ignore-file"), tree=True, default_dot=True,
-               # rg and ag skip hidden files unless told otherwise
-               walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types"))
+               # rg and ag skip hidden files and links unless told otherwise
+               walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types",
+                              "-L", "--follow"))  # -L: links below are followed
 # diff of two directories reads the files they share (-r: whole trees, hidden files too), and -N
 # prints a file missing on one side whole (`diff -N ~ /tmp` prints ~/.netrc).
 _DIFF = CmdPaths(Role.READ, tree=True,

@@ -46,7 +46,7 @@ _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
 _MAX_GLOB_RESULTS = 64
 _MAX_GLOB_ENTRIES = 2000
-_MAX_WALK_ENTRIES = 3000
+_MAX_WALK_ENTRIES = 10_000  # ~8 us each: a walk gives up (and fails closed) after ~80 ms
 
 
 # --------------------------------------------------------------------------- compiled table
@@ -775,13 +775,21 @@ _WALK_SKIP = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", 
                         ".pytest_cache", "site-packages", "dist-packages", ".cache", ".git"})
 
 
-def _secret_inside(path: str, table: _Table) -> tuple[str, list[_Alt]] | None:
+WALK_BOUND_PATTERN = f"more than {_MAX_WALK_ENTRIES} entries below (not all could be checked)"
+_WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
+
+
+def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]] | None:
     """The first file under directory ``path`` that a name rule calls a leak (``.env``,
-    ``id_rsa``, ``*.pem`` …), breadth first, reading at most ``_MAX_WALK_ENTRIES`` entries and
-    skipping ``_WALK_SKIP``."""
+    ``id_rsa``, ``*.pem`` …), or that a symlink below leads to (``docs/key -> ~/.ssh/id_rsa``,
+    ``docs/aws -> ~/.aws``: a reader that follows links reads the secret), breadth first,
+    skipping ``_WALK_SKIP``. Linked directories are walked too (each once). At most
+    ``_MAX_WALK_ENTRIES`` entries are read; past that the answer is ``(_WALK_BOUND, [])``: what
+    was not seen may be a secret, so the caller fails closed."""
     budget = _MAX_WALK_ENTRIES
     leak_names = _rx(table.leak_names)
     todo = [path]
+    seen: set[str] = set()
     while todo:
         d = todo.pop(0)
         try:
@@ -792,18 +800,36 @@ def _secret_inside(path: str, table: _Table) -> tuple[str, list[_Alt]] | None:
         for e in entries:
             budget -= 1
             if budget < 0:
-                return None
+                return _WALK_BOUND, []
             full = f"{d.rstrip('/')}/{e.name}"
             if leak_names.fullmatch(e.name.lower()):
                 alts = [a for a in _literal_alts(full, table) if a.rule.leak and a.anywhere]
                 if alts:
                     return full, alts
             try:
-                if e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
+                if e.is_symlink():
+                    found = _link_secret(full, table, home, seen, todo)
+                    if found is not None:
+                        return found
+                elif e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
                     todo.append(full)
-            except OSError:
+            except (OSError, ValueError, RuntimeError):
                 continue
     return None
+
+
+def _link_secret(link: str, table: _Table, home: str, seen: set[str],
+                 todo: list[str]) -> tuple[str, list[_Alt]] | None:
+    """Where a symlink met in a walk leads, when that is a secret (the file, or a directory
+    holding credential files); a linked directory that is neither is queued for the walk."""
+    real = _realpath(link)
+    alts = [a for a in _literal_alts(real, table) if a.rule.leak]
+    if not alts and os.path.isdir(real):
+        alts = [a for a in _ancestor_alts(real, table, home) if a.rule.leak]
+        if not alts and real not in seen:
+            seen.add(real)
+            todo.append(real)
+    return (real, alts) if alts else None
 
 
 def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
@@ -902,8 +928,11 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
             alts = _ancestor_alts(path, table, home)
     shown = path
     if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
-        found = _secret_inside(path, table)
-        if found is not None:
+        found = _secret_inside(path, table, home)
+        if found is not None and found[0] is _WALK_BOUND:
+            classes.add(PathClass.LEAK)
+            out.append(SensitiveHit(path, PathClass.LEAK, PathOp.READ, span, WALK_BOUND_PATTERN))
+        elif found is not None:
             shown, alts = found
     if alts:
         for alt, cls, op in _classify(alts, role):
