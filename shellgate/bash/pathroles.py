@@ -35,6 +35,7 @@ class CmdPaths:
     write_opts: frozenset[str] = frozenset()    # the option's value is a file written
     use_opts: frozenset[str] = frozenset()      # the value is a key used for its purpose (ssh -i)
     rw_flags: frozenset[str] = frozenset()      # these flags turn the operands RW (sed -i)
+    read_flags: frozenset[str] = frozenset()    # these flags make the operands files read (tree --fromfile)
     dest: bool = False                          # last operand (or -t DIR) is written (cp, mv)
     tree: bool = False                          # directory operands are read/written as trees
     tree_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
@@ -149,7 +150,7 @@ _DU = CmdPaths(Role.META, data_opts=_fs("-d", "--max-depth", "-B", "--block-size
                          "--one-file-system", "--null", "--dereference-args"))
 _TREE = CmdPaths(Role.META, data_opts=_fs("-L", "-P", "-I", "--charset", "--filelimit", "--timefmt",
                                           "--sort"),
-                 read_opts=_fs("--fromfile"), write_opts=_fs("-o"),
+                 write_opts=_fs("-o"), read_flags=_fs("--fromfile", "--fromtabfile"),
                  flags=_fs(*(f"-{c}" for c in "adlfxACDFJXinpsughqNQrtvcU"), "--dirsfirst",
                            "--noreport", "--du", "--prune", "--gitignore", "--matchdirs"))
 _DEST = CmdPaths(Role.READ, dest=True, data_opts=_fs("-S", "--suffix", "-m", "--mode", "-o", "--owner",
