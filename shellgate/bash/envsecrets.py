@@ -144,7 +144,8 @@ def _options_and_operands(words: tuple[Word, ...]) -> tuple[list[Word], list[Wor
 
 
 def _printenv(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
-    opts, ops = _options_and_operands(cmd.args)
+    """``printenv NAME…`` prints those variables; with no name, all of them."""
+    _opts, ops = _options_and_operands(cmd.args)
     return _named(ops) if ops else [_dump(cmd.span)]
 
 
@@ -175,7 +176,7 @@ def _declare(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
 
 # ps (procps): BSD `e` shows each process's environment; so does the `environ` format. A UNIX
 # cluster with `e` is "every process" only while all its letters are UNIX ones: procps reads
-# `-ex` as BSD (checked against procps-ng 4.0; tests/test_env_secrets.py runs the real ps).
+# `-ex` as BSD (checked against procps-ng 4.0; tests/test_secrets_env.py runs the real ps).
 _PS_UNIX_SAFE = frozenset("aAdefFHjlLMNwZcy")
 _PS_FORMAT_LETTERS = frozenset("oO")
 _PS_VALUE_LETTERS = frozenset("pugGUtCqskD")  # UNIX letters whose value is the rest or the next word
