@@ -56,6 +56,10 @@ def secret_pattern(name: str) -> str | None:
 # --------------------------------------------------------------------------- expansions
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# What changes the reading of a word's spelling: an escape, a quote, `$'`, an expansion of a
+# name. Plain runs between them are skipped in one regex step (deeply nested words are long).
+_TOKEN = re.compile(r"""\\.|'|"|\$'|\$\{[#!]?([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)""", re.S)
+_ANSI_REST = re.compile(r"(?:[^'\\]|\\.)*'?", re.S)
 
 
 def expanded_names(raw: str, *, quotes: bool = True) -> Iterable[str]:
@@ -63,35 +67,23 @@ def expanded_names(raw: str, *, quotes: bool = True) -> Iterable[str]:
     ``${X:-…}``, ``${#X}``, ``${!X}``, also inside ``$(…)`` and double quotes. Single quotes
     and ``$'…'`` hide a ``$`` (``quotes``; an unquoted here-doc body has none). Errs towards
     finding a name: quotes nested in ``"$(…)"`` are not tracked."""
-    i, n, dq = 0, len(raw), False
-    while i < n:
-        c = raw[i]
-        if c == "\\":
-            i += 2
+    pos, n, dq = 0, len(raw), False
+    while (m := _TOKEN.search(raw, pos)) is not None:
+        tok, pos = m.group(0), m.end()
+        name = m.group(1) or m.group(2)
+        if name:
+            yield name
+        elif not quotes or tok[0] == "\\":
             continue
-        if quotes and c == "'" and not dq:
-            j = raw.find("'", i + 1)
-            i = n if j < 0 else j + 1
-            continue
-        if quotes and c == '"':
+        elif tok == "'" and not dq:
+            j = raw.find("'", pos)
+            pos = n if j < 0 else j + 1
+        elif tok == '"':
             dq = not dq
-        elif c == "$" and i + 1 < n:
-            nxt = raw[i + 1]
-            if quotes and nxt == "'" and not dq:  # $'…': an ANSI-C string, no expansion inside
-                j = i + 2
-                while j < n and raw[j] != "'":
-                    j += 2 if raw[j] == "\\" else 1
-                i = j + 1
-                continue
-            start = i + 2 if nxt == "{" else i + 1
-            if nxt == "{" and start < n and raw[start] in "#!":
-                start += 1
-            m = _NAME.match(raw, start)
-            if m:
-                yield m.group(0)
-                i = m.end()
-                continue
-        i += 1
+        elif tok == "$'" and not dq:  # an ANSI-C string: no expansion inside
+            pos = _ANSI_REST.match(raw, pos).end()  # type: ignore[union-attr]
+        elif tok == "$'":
+            pos = m.start() + 1  # inside "…": a `$` then a literal quote
 
 
 def _word_hits(words: Iterable[Word], span: Span | None = None) -> list[SensitiveHit]:
