@@ -35,7 +35,6 @@ class CmdPaths:
     write_opts: frozenset[str] = frozenset()    # the option's value is a file written
     use_opts: frozenset[str] = frozenset()      # the value is a key used for its purpose (ssh -i)
     rw_flags: frozenset[str] = frozenset()      # these flags turn the operands RW (sed -i)
-    read_flags: frozenset[str] = frozenset()    # these flags make the operands files read (tree --fromfile)
     dest: bool = False                          # last operand (or -t DIR) is written (cp, mv)
     tree: bool = False                          # directory operands are read/written as trees
     tree_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
@@ -150,8 +149,9 @@ _DU = CmdPaths(Role.META, data_opts=_fs("-d", "--max-depth", "-B", "--block-size
                          "--one-file-system", "--null", "--dereference-args"))
 _TREE = CmdPaths(Role.META, data_opts=_fs("-L", "-P", "-I", "--charset", "--filelimit", "--timefmt",
                                           "--sort"),
-                 write_opts=_fs("-o"), read_flags=_fs("--fromfile", "--fromtabfile"),
+                 write_opts=_fs("-o"),
                  flags=_fs(*(f"-{c}" for c in "adlfxACDFJXinpsughqNQrtvcU"), "--dirsfirst",
+                           "--fromfile", "--fromtabfile",
                            "--noreport", "--du", "--prune", "--gitignore", "--matchdirs"))
 _DEST = CmdPaths(Role.READ, dest=True, data_opts=_fs("-S", "--suffix", "-m", "--mode", "-o", "--owner",
                                                       "-g", "--group", "--backup"),
@@ -193,6 +193,9 @@ _CURL = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--key", "--cert", "-E", "
 _WGET = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--private-key", "--certificate", "--ca-certificate",
                                                      "--ca-directory"))
 _FIND = CmdPaths(Role.META)  # start paths; special-cased in paths.scan (-exec/-delete/-fprint)
+
+# Flags that make a command read its operands as files (tree --fromfile prints their lines).
+READ_FLAGS: dict[str, frozenset[str]] = {"tree": _fs("--fromfile", "--fromtabfile")}
 
 # Wrappers: their inner command is its own entry in Script.commands (Via.WRAPPER …); only the
 # words before it are the wrapper's own. Unwrapped by the parser or not, they read nothing.

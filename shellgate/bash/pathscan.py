@@ -31,6 +31,7 @@ from .pathroles import (
     GIT_WRITERS,
     PROGRAMS,
     PURE_READERS,
+    READ_FLAGS,
     WRAPPERS,
     CmdPaths,
     Role,
@@ -307,8 +308,7 @@ def _spec_tables(spec: CmdPaths) -> tuple[dict[str, Role], frozenset[str], froze
                       **dict.fromkeys(spec.read_opts, Role.READ),
                       **dict.fromkeys(spec.write_opts, Role.WRITE)}
         quiet = (spec.inert and spec.operands in (Role.NONE, Role.META) and not value_role
-                 and not (spec.code_opts or spec.rw_flags or spec.read_flags or spec.second_writes
-                          or spec.dest))
+                 and not (spec.code_opts or spec.rw_flags or spec.second_writes or spec.dest))
         got = (spec, value_role, spec.data_opts | spec.use_opts, _known_opts(spec), quiet)
         _SPEC_TABLES[id(spec)] = got
     return got[1], got[2], got[3], got[4]
@@ -317,8 +317,7 @@ def _spec_tables(spec: CmdPaths) -> tuple[dict[str, Role], frozenset[str], froze
 def _known_opts(spec: CmdPaths) -> frozenset[str]:
     """Every option the entry models exactly; any other makes the parse inexact."""
     known = (spec.data_opts | spec.use_opts | spec.read_opts | spec.write_opts | spec.unsure_opts
-             | spec.code_opts | spec.rw_flags | spec.read_flags | spec.tree_flags | spec.walk_flags
-             | spec.flags
+             | spec.code_opts | spec.rw_flags | spec.tree_flags | spec.walk_flags | spec.flags
              | (spec.first_is_data_unless or frozenset()))
     return known | {"-t", "--target-directory"} if spec.dest else known
 
@@ -361,7 +360,7 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
                                                                         and "=" not in f)
                                                                     for f in p.flags)):
         role = Role.RW
-    elif p.flags & spec.read_flags and role in (Role.NONE, Role.META):
+    elif name in READ_FLAGS and p.flags & READ_FLAGS[name] and role in (Role.NONE, Role.META):
         role = Role.READ
     tree = spec.tree or bool(p.flags & spec.tree_flags)
     walk = spec.walk or bool(p.flags & spec.walk_flags)

@@ -17,9 +17,9 @@ user's rules match options by their full names.
 
 Words bash may still change — an unquoted expansion that can split, a glob or brace expansion
 that may produce a word starting with ``-`` — are *wild*: they may become any flag. A command
-accepts wild words only when it has no unsafe flag at all (``wild_ok``), and a wild glob only
-when, should one of its read-only flags take a file (``diff --from-file=F``), no name in the
-command's cwd that starts with ``-`` matches it (``may_match_option``).
+accepts wild words only when it has no unsafe flag at all (``wild_ok``); when one of its
+read-only flags takes a file (``diff --from-file=F``), only a wild glob that no name starting
+with ``-`` in the command's cwd matches (``may_match_option``), never an expansion.
 """
 
 from __future__ import annotations
@@ -326,10 +326,11 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
                 p.findings.append(Finding(
                     f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
                     w.span, "readonly.wild"))
-            elif w.glob and reads_by_option(cmd) and may_match_option(w, cwds):
+            elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)):
+                why = "a name starting with '-' matches it" if w.static else "known only at run time"
                 p.findings.append(Finding(
-                    f"{w.text!r} may expand to an option of {cmd.name} that reads a file (a name "
-                    "starting with '-' matches it)", w.span, "readonly.wild"))
+                    f"{w.text!r} may expand to an option of {cmd.name} that reads a file ({why})",
+                    w.span, "readonly.wild"))
             p.operands.append(w)
             continue
         if t == "--" and w.static:
