@@ -27,6 +27,8 @@ Parsed files are cached by (mtime, size, inode), so a warm check is a few ``stat
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from .._record import record
@@ -396,3 +398,50 @@ def _submodules(repo: Repo, home: Path, problems: list[str], aliases: frozenset[
             hooks = sub / "hooks" / "post-index-change"
             if hooks.exists():
                 problems.append(f"a post-index-change hook in submodule {sub}")
+
+
+# --- credentials in configuration -----------------------------------------------------------------
+
+# A URL with a password (`scheme://user:pass@`) or, over HTTP(S)/FTP, with any user part
+# (`https://<token>@github.com/…`: GitHub and GitLab take a token as the user name).
+_CREDENTIAL_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]*@|(?:https?|ftps?)://[^/@\s]+@", re.I)
+_CREDENTIAL_KEYS = re.compile(r"extraheader|pass|token|secret|cookie", re.I)
+
+
+def credential_entry(e: Entry) -> bool:
+    """Does this entry carry a secret git may print: a URL with credentials (in the value, or in
+    the subsection of ``url.<base>.insteadOf``), an ``http.extraHeader``, a password-like key?"""
+    return bool(_CREDENTIAL_KEYS.search(e.key) or _CREDENTIAL_URL.search(e.value or "")
+                or _CREDENTIAL_URL.search(e.subsection or ""))
+
+
+def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tuple[Path, Entry]]:
+    """Every entry of ``path`` and of the files it includes, with the file it is in. Raises
+    :class:`ConfigError` when a file cannot be read or includes nest too deep."""
+    if depth > _MAX_INCLUDE_DEPTH:
+        raise ConfigError(f"git config includes nest too deep at {path}")
+    for e in read_config(path) or ():
+        yield path, e
+        if e.key == "path" and e.section in ("include", "includeif") and e.value:
+            yield from _entries_with_files(_expand(e.value, path.parent, home), home, depth + 1)
+
+
+# Environment variables that add configuration git would print (not read here: fail closed).
+_CONFIG_ENV = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_DIR", "GIT_COMMON_DIR")
+
+
+def credential_source(cwd: Path, home: Path) -> str | None:
+    """Where the configuration git reads in ``cwd`` holds a credential it may print (remote
+    URLs, ``insteadOf`` rewrites, extra headers), or why that cannot be known; None when no file
+    in scope holds one. Never raises."""
+    for name in _CONFIG_ENV:
+        if os.environ.get(name):
+            return f"${name}"
+    try:
+        for f in _config_files(discover(cwd), home):
+            for path, e in _entries_with_files(f, home):
+                if credential_entry(e):
+                    return str(path)
+    except (ConfigError, OSError, ValueError, RecursionError) as exc:
+        return f"git config (unreadable: {type(exc).__name__})"
+    return None

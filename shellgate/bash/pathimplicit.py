@@ -6,7 +6,7 @@ span of the whole command."""
 from __future__ import annotations
 
 from .._record import record
-from .facts import Context, SensitiveHit
+from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind
 from .pathroles import Role
 
@@ -122,6 +122,7 @@ def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
         out.extend(hits_for_text(imp.path, imp.role, ctx, cmd.span, dynamic=False, glob=False))
     if words and words[0].lstrip("\0").rsplit("/", 1)[-1] == "git":
         out.extend(_git_config(cmd, ctx))
+        out.extend(_git_prints_credentials(cmd, ctx))
     return out
 
 
@@ -164,3 +165,52 @@ def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
     elif "--worktree" in opts:
         target = gitdir + "/.git/config.worktree"
     return hits_for_text(target, Role.WRITE, ctx, cmd.span, dynamic=False, glob=False)
+
+
+# git forms that print configuration. Listings print every value, whatever it holds (a token
+# in `http.<url>.extraHeader`, in a remote URL, in `-c`/`GIT_CONFIG_*`): always a leak-class
+# read of the repository config. Forms that print one value or the remote URLs leak only where a
+# file in scope holds a credential (``gitconfig.credential_source``).
+_GIT_LISTINGS = _fs("-l", "--list", "--get-regexp", "--get-urlmatch", "--regexp", "--url")
+_GIT_VALUED = _fs("-C", "-c", "--git-dir", "--work-tree", "--config-env", "--namespace", "--exec-path",
+                  "--super-prefix")
+_CREDENTIALS = "git config: a credential in a URL or header"
+
+
+def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    """``git config --list``, ``git var -l`` (always); ``git config KEY``, ``git remote -v``,
+    ``git remote get-url``, ``git ls-remote --get-url`` (when the config holds a credential)."""
+    from .gitconfig import credential_source
+    from .paths import hits_for_text
+
+    texts = [w.text for w in cmd.words]
+    i, dirs, elsewhere = 1, [ctx.cwd], False
+    while i < len(texts) and texts[i].startswith("-"):
+        t = texts[i]
+        if t == "-C" and i + 1 < len(texts):
+            dirs = [d / texts[i + 1] if not texts[i + 1].startswith("~") else
+                    ctx.home / texts[i + 1][2:] for d in dirs]
+        elsewhere = elsewhere or t.split("=", 1)[0] in ("--git-dir", "--work-tree", "-c", "--config-env")
+        i += 2 if t in _GIT_VALUED else 1
+    if i >= len(texts):
+        return []
+    sub, rest = texts[i], texts[i + 1:]
+    opts = {t.split("=", 1)[0] for t in rest if t.startswith("-")}
+    operands = [t for k, t in enumerate(rest) if not t.startswith("-")
+                and not (k and rest[k - 1] in _GIT_CONFIG_VALUED | {"-t"})]
+    listing = ((sub == "config" and (opts & _GIT_LISTINGS or operands[:1] == ["list"]))
+               or (sub == "var" and "-l" in opts))
+    if listing:
+        where = str(dirs[0]) + "/.git/config"
+        return hits_for_text(where, Role.READ, ctx, cmd.span, dynamic=False, glob=False)
+    one_value = len(operands) == 1 or operands[:1] == ["get"]
+    prints = ((sub == "config" and not opts & _GIT_CONFIG_WRITES and one_value)
+              or (sub == "remote" and (opts & {"-v", "--verbose"} or operands[:1] == ["get-url"]))
+              or (sub == "ls-remote" and "--get-url" in opts))
+    if not prints:
+        return []
+    for d in dirs:
+        source = "git -c/--git-dir" if elsewhere else credential_source(d, ctx.home)
+        if source is not None:
+            return [SensitiveHit(source, PathClass.LEAK, PathOp.READ, cmd.span, _CREDENTIALS)]
+    return []

@@ -113,6 +113,7 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak("/etc/security/opasswd", "old password hashes"),
     _leak("/proc/*/environ", "another process's environment (tokens in env vars)"),
     _leak("/proc/*/{mem,maps}", "another process's memory"),
+    _leak("/proc/*/task/*/{environ,mem,maps}", "a thread's environment and memory (its process's)"),
     _leak("~/.{bash,zsh,sh,python,psql,mysql,node_repl,sqlite,rediscli,irb,lesshst}_history",
           "shell and REPL history holds typed passwords and tokens"),
     _leak("~/.local/share/fish/fish_history", "fish history"),

@@ -86,8 +86,9 @@ _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--fi
                              "--replace", "-M", "--max-columns", "--max-depth", "-d", "-j", "--threads",
                              "--type-add", "--colors", "--sort", "--sortr", "-E", "--encoding"),
                read_opts=_fs("-f", "--file", "--ignore-file"), tree=True, default_dot=True,
-               # rg and ag skip hidden files unless told otherwise
-               walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types"))
+               # rg and ag skip hidden files and links unless told otherwise
+               walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types",
+                              "-L", "--follow"))  # -L: links below are followed
 # diff of two directories reads the files they share (-r: whole trees, hidden files too), and -N
 # prints a file missing on one side whole (`diff -N ~ /tmp` prints ~/.netrc).
 _DIFF = CmdPaths(Role.READ, tree=True,
@@ -148,8 +149,9 @@ _DU = CmdPaths(Role.META, data_opts=_fs("-d", "--max-depth", "-B", "--block-size
                          "--one-file-system", "--null", "--dereference-args"))
 _TREE = CmdPaths(Role.META, data_opts=_fs("-L", "-P", "-I", "--charset", "--filelimit", "--timefmt",
                                           "--sort"),
-                 read_opts=_fs("--fromfile"), write_opts=_fs("-o"),
+                 write_opts=_fs("-o"),
                  flags=_fs(*(f"-{c}" for c in "adlfxACDFJXinpsughqNQrtvcU"), "--dirsfirst",
+                           "--fromfile", "--fromtabfile",
                            "--noreport", "--du", "--prune", "--gitignore", "--matchdirs"))
 _DEST = CmdPaths(Role.READ, dest=True, data_opts=_fs("-S", "--suffix", "-m", "--mode", "-o", "--owner",
                                                       "-g", "--group", "--backup"),
@@ -191,6 +193,9 @@ _CURL = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--key", "--cert", "-E", "
 _WGET = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--private-key", "--certificate", "--ca-certificate",
                                                      "--ca-directory"))
 _FIND = CmdPaths(Role.META)  # start paths; special-cased in paths.scan (-exec/-delete/-fprint)
+
+# Flags that make a command read its operands as files (tree --fromfile prints their lines).
+READ_FLAGS: dict[str, frozenset[str]] = {"tree": _fs("--fromfile", "--fromtabfile")}
 
 # Wrappers: their inner command is its own entry in Script.commands (Via.WRAPPER …); only the
 # words before it are the wrapper's own. Unwrapped by the parser or not, they read nothing.

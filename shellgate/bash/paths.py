@@ -46,7 +46,7 @@ _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
 _MAX_GLOB_RESULTS = 64
 _MAX_GLOB_ENTRIES = 2000
-_MAX_WALK_ENTRIES = 3000
+_MAX_WALK_ENTRIES = 10_000  # ~8 us each: a walk gives up (and fails closed) after ~80 ms
 
 
 # --------------------------------------------------------------------------- compiled table
@@ -545,6 +545,86 @@ def _bounded_glob(pattern: str) -> list[tuple[str, bool]]:
     return results
 
 
+# --------------------------------------------------------------------------- /proc magic links
+
+# Entries of /proc/<pid> (and /proc/<pid>/task/<tid>) that the kernel follows like symlinks to
+# wherever that process has them: its cwd, its root, its executable, its open files. Text
+# normalisation is wrong there (``/proc/self/cwd/..`` is the parent of the cwd, not
+# ``/proc/self``), and resolving them in this process would give this process's answer. Only
+# the command's own cwd and root are known exactly; any other path through one is unknown.
+_MAGIC_LINKS = frozenset({"cwd", "root", "exe"})
+_MAGIC_DIRS = frozenset({"fd", "map_files"})   # every entry below is a magic link
+_OWN = frozenset({"self", "thread-self"})
+_STDIO = frozenset({"0", "1", "2"})            # /proc/self/fd/0: the command's own stdin
+_WILD = re.compile(r"[*?\[{$`]")
+MAGIC_PATTERN = "/proc/*/{cwd,root,exe,fd/*,map_files/*} (a /proc magic link: where it leads is not known)"
+
+
+class _Unknown:
+    """Where a path through a /proc magic link leads cannot be known."""
+
+
+_UNKNOWN = _Unknown()
+
+
+def _pid_like(seg: str) -> bool:
+    return seg.isdigit() or seg in _OWN or bool(_WILD.search(seg))
+
+
+def _proc_links(text: str, ctx: Context) -> str | _Unknown | None:
+    """``text`` with a leading run through the command's own ``/proc/self/{cwd,root}`` replaced
+    by where it leads, ``_UNKNOWN`` for a path through any other magic link (or a segment under
+    /proc that may be one: a glob, an expansion), None when no magic link is involved."""
+    if not text.startswith("/"):
+        if text.startswith("~"):
+            return None
+        text = f"{ctx.cwd}/{text}"
+    if "proc" not in text:
+        return None
+    stack: list[str] = []
+    segs = text.split("/")
+    changed = False
+    for k, seg in enumerate(segs):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if stack:
+                stack.pop()
+            continue
+        stack.append(seg)
+        if len(stack) < 3 or stack[0] != "proc" or not _pid_like(stack[1]):
+            continue
+        own = stack[1] in _OWN
+        rest = stack[2:]
+        if rest[0] == "task" and len(rest) >= 3:
+            own, rest = False, rest[2:]
+        name = rest[0] if rest else ""
+        if len(rest) == 1 and _WILD.search(name):
+            return _UNKNOWN
+        if len(rest) == 1 and name in _MAGIC_LINKS:
+            if not own or name == "exe" or (name == "cwd" and str(ctx.cwd).startswith("/proc")):
+                return _UNKNOWN
+            stack = [x for x in _realpath(str(ctx.cwd)).split("/") if x] if name == "cwd" else []
+            changed = True
+        elif len(rest) == 2 and name in _MAGIC_DIRS:
+            if own and name == "fd" and rest[1] in _STDIO and k == len(segs) - 1:
+                continue
+            return _UNKNOWN
+    if not changed:
+        return None
+    return "/" + "/".join(stack) if stack else "/"
+
+
+def _magic_hits(text: str, role: Role, span: Span | None) -> list[SensitiveHit]:
+    """Fail closed on a path through a /proc magic link: a leak when read, an implant when written."""
+    out = []
+    if role in (Role.READ, Role.RW, Role.UNSURE):
+        out.append(SensitiveHit(text, PathClass.LEAK, PathOp.READ, span, MAGIC_PATTERN))
+    if role in (Role.WRITE, Role.RW, Role.UNSURE, Role.ATTR):
+        out.append(SensitiveHit(text, PathClass.IMPLANT, PathOp.WRITE, span, MAGIC_PATTERN))
+    return out
+
+
 # --------------------------------------------------------------------------- matching
 
 _Found = tuple[_Alt, PathClass, PathOp]
@@ -706,13 +786,21 @@ _WALK_SKIP = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", 
                         ".pytest_cache", "site-packages", "dist-packages", ".cache", ".git"})
 
 
-def _secret_inside(path: str, table: _Table) -> tuple[str, list[_Alt]] | None:
+WALK_BOUND_PATTERN = f"more than {_MAX_WALK_ENTRIES} entries below (not all could be checked)"
+_WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
+
+
+def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]] | None:
     """The first file under directory ``path`` that a name rule calls a leak (``.env``,
-    ``id_rsa``, ``*.pem`` …), breadth first, reading at most ``_MAX_WALK_ENTRIES`` entries and
-    skipping ``_WALK_SKIP``."""
+    ``id_rsa``, ``*.pem`` …), or that a symlink below leads to (``docs/key -> ~/.ssh/id_rsa``,
+    ``docs/aws -> ~/.aws``: a reader that follows links reads the secret), breadth first,
+    skipping ``_WALK_SKIP``. Linked directories are walked too (each once). At most
+    ``_MAX_WALK_ENTRIES`` entries are read; past that the answer is ``(_WALK_BOUND, [])``: what
+    was not seen may be a secret, so the caller fails closed."""
     budget = _MAX_WALK_ENTRIES
     leak_names = _rx(table.leak_names)
     todo = [path]
+    seen: set[str] = set()
     while todo:
         d = todo.pop(0)
         try:
@@ -723,18 +811,36 @@ def _secret_inside(path: str, table: _Table) -> tuple[str, list[_Alt]] | None:
         for e in entries:
             budget -= 1
             if budget < 0:
-                return None
+                return _WALK_BOUND, []
             full = f"{d.rstrip('/')}/{e.name}"
             if leak_names.fullmatch(e.name.lower()):
                 alts = [a for a in _literal_alts(full, table) if a.rule.leak and a.anywhere]
                 if alts:
                     return full, alts
             try:
-                if e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
+                if e.is_symlink():
+                    found = _link_secret(full, table, home, seen, todo)
+                    if found is not None:
+                        return found
+                elif e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
                     todo.append(full)
-            except OSError:
+            except (OSError, ValueError, RuntimeError):
                 continue
     return None
+
+
+def _link_secret(link: str, table: _Table, home: str, seen: set[str],
+                 todo: list[str]) -> tuple[str, list[_Alt]] | None:
+    """Where a symlink met in a walk leads, when that is a secret (the file, or a directory
+    holding credential files); a linked directory that is neither is queued for the walk."""
+    real = _realpath(link)
+    alts = [a for a in _literal_alts(real, table) if a.rule.leak]
+    if not alts and os.path.isdir(real):
+        alts = [a for a in _ancestor_alts(real, table, home) if a.rule.leak]
+        if not alts and real not in seen:
+            seen.add(real)
+            todo.append(real)
+    return (real, alts) if alts else None
 
 
 def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
@@ -793,6 +899,12 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
         home, table = last[1], last[2]
     else:
         home, table = _home_table(ctx)
+    if "proc" in text or str(ctx.cwd).startswith("/proc"):
+        through = _proc_links(text, ctx)
+        if isinstance(through, _Unknown):
+            return _magic_hits(text, role, span)
+        if through is not None:
+            text = through
     out: list[SensitiveHit] = []
     classes: set[PathClass] = set()
     plain = _plain_path(text, ctx, glob)
@@ -827,8 +939,11 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
             alts = _ancestor_alts(path, table, home)
     shown = path
     if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
-        found = _secret_inside(path, table)
-        if found is not None:
+        found = _secret_inside(path, table, home)
+        if found is not None and found[0] is _WALK_BOUND:
+            classes.add(PathClass.LEAK)
+            out.append(SensitiveHit(path, PathClass.LEAK, PathOp.READ, span, WALK_BOUND_PATTERN))
+        elif found is not None:
             shown, alts = found
     if alts:
         for alt, cls, op in _classify(alts, role):

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from .._lazyre import lazy_compile
 from .._record import record
+from .envsecrets import env_hits
 from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
 from .pathimplicit import implicit_hits
@@ -30,6 +31,7 @@ from .pathroles import (
     GIT_WRITERS,
     PROGRAMS,
     PURE_READERS,
+    READ_FLAGS,
     WRAPPERS,
     CmdPaths,
     Role,
@@ -55,7 +57,8 @@ def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     for i, cmd in enumerate(script.commands):
         found = ((_redirect_hits(cmd, ctx, dot_rule) if cmd.redirects else [])
                  + _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ()))
-                 + implicit_hits(cmd, ctx))
+                 + implicit_hits(cmd, ctx)
+                 + env_hits(cmd, i in inner))
         for hit in found:
             key = (hit.span, hit.cls, hit.path)
             if key not in seen:
@@ -357,6 +360,8 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
                                                                         and "=" not in f)
                                                                     for f in p.flags)):
         role = Role.RW
+    elif name in READ_FLAGS and p.flags & READ_FLAGS[name] and role in (Role.NONE, Role.META):
+        role = Role.READ
     tree = spec.tree or bool(p.flags & spec.tree_flags)
     walk = spec.walk or bool(p.flags & spec.walk_flags)
     out: list[SensitiveHit] = []

@@ -70,6 +70,9 @@ def _check(call: Call) -> list[Finding]:
                 out.append(Finding(f"find expression word {t!r} is only known at run time",
                                    w.span, "readonly.wild"))
             continue
+        if t == "-files0-from" and i < n and not args[i].static:
+            out.append(Finding("find -files0-from reads its start points from a file only known at run "
+                               "time (it could be a secret)", args[i].span, "readonly.dynamic_path"))
         if t in _TESTS:
             i += _TESTS[t]
         elif _NEWER_XY.fullmatch(t):

@@ -133,7 +133,10 @@ LOG = _cmd("log", _LOGLIKE, _LOG_UNSAFE, numeric=True)
 SHOW = _cmd("show", _LOGLIKE, _LOG_UNSAFE, numeric=True)
 WHATCHANGED = _cmd("whatchanged", _LOGLIKE, _LOG_UNSAFE, numeric=True)
 REV_LIST = _cmd("rev-list", _LOGLIKE, _LOG_UNSAFE, numeric=True)
-DIFF = _cmd("diff", DIFF_FLAGS, _OUTPUT_UNSAFE)
+# `git diff A B` compares two files as `--no-index` does when one lies outside the work tree:
+# then it prints what it reads, and an operand only known at run time may be a secret.
+DIFF = Command("git diff", reads=lambda p: p.has("--no-index") or len(p.operands) == 2, safe=DIFF_FLAGS,
+               unsafe=_OUTPUT_UNSAFE, abbrev=False, check=_formats)
 DIFF_TREE = _cmd("diff-tree", [*DIFF_FLAGS, Flag("--stdin"), Flag("-v"), Flag("--pretty", **O),
                                Flag("--format", takes=V), Flag("--always")], _OUTPUT_UNSAFE)
 DIFF_INDEX = _cmd("diff-index", DIFF_FLAGS, _OUTPUT_UNSAFE)

@@ -103,7 +103,7 @@ def wrapper(call: Call) -> list[Finding]:
     if name in _PRIVILEGED:
         return [Finding(f"{name} {_PRIVILEGED[name]}", call.command.words[0].span, "readonly.wrapper")]
     spec, fixed, via = _SPECS[name]
-    p = read_args(spec, call.command.args, wild_tail=call.wild_tail)
+    p = read_args(spec, call.command.args, wild_tail=call.wild_tail, cwds=call.cwds)
     out = list(p.findings)
     if any(f.rule == "readonly.unknown_flag" for f in out):
         return out

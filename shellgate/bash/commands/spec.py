@@ -17,11 +17,15 @@ user's rules match options by their full names.
 
 Words bash may still change — an unquoted expansion that can split, a glob or brace expansion
 that may produce a word starting with ``-`` — are *wild*: they may become any flag. A command
-accepts wild words only when it has no unsafe flag at all (``wild_ok``).
+accepts wild words only when it has no unsafe flag at all (``wild_ok``); when one of its
+read-only flags takes a file (``diff --from-file=F``), only a wild glob that no name starting
+with ``-`` in the command's cwd matches (``may_match_option``), never an expansion.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
@@ -265,10 +269,49 @@ def is_wild(word: Word) -> bool:
     return word.text[:1] in ("$", "`", "")
 
 
+_MAX_OPTION_SCAN = 5000  # directory entries read per glob before it counts as "may be an option"
+
+
+def reads_by_option(cmd: Command) -> bool:
+    """Whether a read-only flag of ``cmd`` takes a file or program (``diff --from-file=F``)."""
+    return any(f.takes not in (Takes.NONE, Takes.VALUE) for f in cmd.safe)
+
+
+def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
+    """Whether a glob (or brace) word may expand to a word starting with ``-``: a brace
+    alternative spelled so, or a name in one of ``cwds`` (bash expands in the command's cwd)
+    that its first segment matches, as the filesystem is now (bounded). True when the cwds are
+    unknown. A name created by an earlier command of the same line is not seen."""
+    from ..pathglob import expand_braces, has_glob, seg_regex
+
+    for alt in expand_braces(word.text) if "{" in word.text else [word.text]:
+        head = alt.split("/", 1)[0]
+        if head.startswith("-"):
+            return True
+        if not has_glob(head):
+            continue
+        if cwds is None:
+            return True
+        rx = re.compile(seg_regex(head))
+        budget = _MAX_OPTION_SCAN
+        for d in cwds:
+            try:
+                with os.scandir(d) as it:
+                    for e in it:
+                        budget -= 1
+                        if budget < 0 or (e.name[:1] == "-" and rx.fullmatch(e.name)):
+                            return True
+            except OSError:
+                continue
+    return False
+
+
 # --- the reader ----------------------------------------------------------------------------------
 
-def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False) -> Parsed:
-    """Read ``args`` against ``cmd``'s tables. Never raises; every problem is a Finding."""
+def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
+              cwds: Sequence[Path] | None = None) -> Parsed:
+    """Read ``args`` against ``cmd``'s tables. Never raises; every problem is a Finding.
+    ``cwds``: where the command may run (globs are expanded there); None when unknown."""
     p = Parsed()
     if cmd.free:
         p.operands.extend(args)
@@ -286,6 +329,11 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False) ->
             if not cmd.wild_ok:
                 p.findings.append(Finding(
                     f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
+                    w.span, "readonly.wild"))
+            elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)):
+                why = "a name starting with '-' matches it" if w.static else "known only at run time"
+                p.findings.append(Finding(
+                    f"{w.text!r} may expand to an option of {cmd.name} that reads a file ({why})",
                     w.span, "readonly.wild"))
             p.operands.append(w)
             continue
@@ -444,7 +492,7 @@ def _short(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> in
 def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> list[Finding]:
     """Read the arguments of ``call`` (or ``args``) against ``cmd`` and run its check."""
     words = call.command.args if args is None else args
-    parsed = read_args(cmd, words, wild_tail=call.wild_tail)
+    parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds)
     out = list(parsed.findings)
     out.extend(_write_targets(cmd, parsed, call))
     out.extend(_dynamic_reads(cmd, parsed, call))
