@@ -14,20 +14,23 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..bash.envsecrets import SECRET_ENV_NAMES
+
 ALLOWED: tuple[str, ...] = (
     "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "USER", "LOGNAME",
     "SHELL", "TZ",
 )
 
-# Refused even when a user asks to pass them through by name or pattern.
-DENIED: tuple[str, ...] = (
-    "*TOKEN*", "*SECRET*", "*KEY*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*AUTH*",
-    "*COOKIE*", "*SESSION*", "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "GCLOUD_*", "GH_*",
-    "GITHUB_*", "GITLAB_*", "ANTHROPIC_*", "OPENAI_*", "HF_*", "SSH_*", "GPG_*", "KUBECONFIG",
-    "DOCKER_*", "VAULT_*", "NPM_CONFIG_*", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+# Variables that make a program run other code (loaders, shell start-up, interpreters' hooks)
+# or re-point git: never inherited, whatever their value.
+INJECTION: tuple[str, ...] = (
     "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "PROMPT_COMMAND",
     "BASH_FUNC_*", "PYTHONSTARTUP", "PERL5OPT", "NODE_OPTIONS", "GIT_*",
 )
+
+# Refused even when a user asks to pass them through by name or pattern: the classifier's one
+# table of secret-named variables (bash/envsecrets.py) and the injection names above.
+DENIED: tuple[str, ...] = SECRET_ENV_NAMES + INJECTION
 
 
 @functools.lru_cache(maxsize=64)
