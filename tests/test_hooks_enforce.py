@@ -402,3 +402,51 @@ def test_the_write_grant_writes_the_workspace(tmp_path, tier):
         assert proc.stdout.splitlines()[-1] == f"at={world['work'] / 'd'}"
         assert (world["work"] / "new.txt").exists() and (world["work"] / "d/e/f").read_text() == "hi\n"
         assert not hook.exists(), proc.stderr
+
+
+OWN_STATE_ATTACK = ("mkdir -p .config/shellgate && printf 'mode = \"trust\"\\n' > "
+                    ".config/shellgate/config.toml; echo '[]' > .config/shellgate/approvals.json; "
+                    ": > .local/state/shellgate/audit.jsonl; echo x > .cache/shellgate/probe.json")
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_shellgates_own_state_is_out_of_reach_with_the_workspace_at_home(tmp_path, tier):
+    """Issue 21: with the workspace at $HOME, a write grant cannot plant a config, an approval
+    or empty the audit log that a later hook call (in another project) would trust."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world = make_world(tmp_path)
+    home = world["home"]
+    world["env"].update(XDG_CONFIG_HOME=str(home / ".config"), XDG_STATE_HOME=str(home / ".local/state"),
+                        XDG_CACHE_HOME=str(home / ".cache"))
+    (home / ".local/state/shellgate").mkdir(parents=True)
+    (home / ".local/state/shellgate/audit.jsonl").write_text('{"seq": 1}\n')
+    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    world["work"] = home
+    line = confined_line(world, OWN_STATE_ATTACK, "write", tier)   # (writes shellgate's cache)
+    before = snapshot(home / ".config", home / ".local", home / ".cache")
+    for shell in SHELLS:
+        run_line(world, shell, line)
+    after = snapshot(home / ".config", home / ".local", home / ".cache")
+    planted = {p for p in after.keys() - before.keys() if not os.path.isdir(p)}
+    changed = {p for p in before.keys() & after.keys() if before[p] != after[p]}
+    assert not planted and not changed, (planted, changed)
+    assert (home / ".local/state/shellgate/audit.jsonl").read_text() == '{"seq": 1}\n'
+
+
+def test_bashtool_in_trust_mode_cannot_write_shellgates_state(tmp_path, monkeypatch):
+    from shellgate import BashTool
+
+    home = tmp_path / "home"
+    (home / ".local/state/shellgate").mkdir(parents=True)
+    (home / ".local/state/shellgate/audit.jsonl").write_text('{"seq": 1}\n')
+    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    for var, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
+                     ("XDG_CACHE_HOME", ".cache")):
+        monkeypatch.setenv(var, str(home / sub))
+    monkeypatch.setenv("HOME", str(home))
+    with BashTool(home, mode="trust", home=home) as tool:
+        tool.run(OWN_STATE_ATTACK)
+    assert not (home / ".config/shellgate/config.toml").exists()
+    assert not (home / ".config/shellgate/approvals.json").exists()
+    assert (home / ".local/state/shellgate/audit.jsonl").read_text().startswith('{"seq": 1}\n')

@@ -9,13 +9,14 @@ and sockets that would let it act outside the sandbox (docker, the system/user D
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from .policy import Limits, Policy
+from .policy import Limits, Policy, within
 from .worktree import GitLayout, find_layout, git_paths
 
 # Relative to the top of every writable root (the implant names of the classifier's table that
@@ -185,10 +186,15 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
             layouts.append(lay)
             git_writable += git_paths(lay)[0]
     home_path = Path(home).absolute() if home else Path(os.path.expanduser("~"))
+    own = own_state(home_path)
+    for d in own:   # a directory that exists can be bound read-only; a missing one could be made
+        if any(within(d, r) for r in user_roots):
+            with contextlib.suppress(OSError):
+                d.mkdir(mode=0o700, parents=True, exist_ok=True)
     return Policy(
         workspace=ws,
         writable=tuple(dict.fromkeys(user_roots + git_writable)),
-        readonly=protected_paths(user_roots, layouts) + own_state(home_path)
+        readonly=protected_paths(user_roots, layouts) + own
         + tuple(Path(p).absolute() for p in readonly),
         masked=masked_paths(home_path) + tuple(Path(p).absolute() for p in masked),
         network=network,
