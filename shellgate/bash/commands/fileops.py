@@ -20,12 +20,12 @@ HELP = [Flag("--help"), Flag("--version")]
 CONTEXT = [Flag("-Z"), Flag("--context", takes=V, optional=True)]
 
 
-def _all_operands(verb: str, need: int = 1):
+def _all_operands(verb: str, need: int = 1, sink: bool = False):
     def check(p: Parsed, call: Call) -> Iterable[Finding]:
         if len(p.operands) < need:
             return [Finding(f"{call.command.name} without a target", call.command.span,
                             "readonly.operand")]
-        return write_findings(p.operands, call, verb)
+        return write_findings(p.operands, call, verb, sink=sink)
     return check
 
 
@@ -100,7 +100,7 @@ RM = Command(
 RMDIR = Command("rmdir", reads=False, check=_all_operands("rmdir removes"), safe=[
     Flag("--ignore-fail-on-non-empty"), Flag("-p", "--parents"), Flag("-v", "--verbose"), *HELP])
 
-TEE = Command("tee", reads=False, check=_all_operands("tee writes", need=0), safe=[
+TEE = Command("tee", reads=False, check=_all_operands("tee writes", need=0, sink=True), safe=[
     Flag("-a", "--append"), Flag("-i", "--ignore-interrupts"), Flag("-p"),
     Flag("--output-error", takes=V, optional=True), *HELP])
 

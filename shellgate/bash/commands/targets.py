@@ -86,14 +86,19 @@ def resolve_word(word: Word, call: Call) -> list[str] | None:
     return out
 
 
-def where(word: Word, call: Call) -> tuple[Effect, str]:
-    """(effect, why) of writing to ``word``: READ for a null sink, WRITE inside, EXEC outside."""
+def where(word: Word, call: Call, *, sink: bool = True) -> tuple[Effect, str]:
+    """(effect, why) of writing to ``word``: READ for a null sink, WRITE inside, EXEC outside.
+
+    ``sink``: the write goes *into* the file (a redirection, ``tee``, ``sort -o``), so
+    ``/dev/null`` swallows it. A command that removes, renames or replaces the name itself
+    (``rm``, ``mv``, ``sed -i``, ``touch``, ``cp``) would replace the device, as root: outside.
+    """
     if not word.static or word.glob:
         return Effect.EXEC, "a path that is only known at run time"
     if "{}" in word.text and Via.FIND_EXEC in call.command.via:
         return Effect.EXEC, "the files find chooses at run time"
     if word.text in NULL_SINKS:
-        return Effect.READ, ""
+        return (Effect.READ, "") if sink else (Effect.EXEC, f"{word.text} (a device, not a file)")
     if word.text.startswith(("/dev/tcp/", "/dev/udp/")):
         return Effect.NETWORK, "a network socket"
     paths = resolve(word.text, call)
@@ -130,11 +135,13 @@ def where(word: Word, call: Call) -> tuple[Effect, str]:
     return Effect.WRITE, paths[0]
 
 
-def write_findings(words: Iterable[Word], call: Call, what: str) -> list[Finding]:
-    """One finding per written path: ``what`` is the verb phrase, e.g. ``"sed -i edits"``."""
+def write_findings(words: Iterable[Word], call: Call, what: str, *,
+                   sink: bool = False) -> list[Finding]:
+    """One finding per written path: ``what`` is the verb phrase, e.g. ``"sed -i edits"``;
+    ``sink`` as for :func:`where` (only ``tee`` writes into its files)."""
     out: list[Finding] = []
     for w in words:
-        effect, why = where(w, call)
+        effect, why = where(w, call, sink=sink)
         if effect is Effect.READ:
             continue
         if effect is Effect.WRITE:
