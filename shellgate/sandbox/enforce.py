@@ -26,15 +26,16 @@ binaries and the kernel).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shlex
-import string
 import sys
 from pathlib import Path
 
 from .._record import record
 from .env import DENIED
+from .locations import cache_dir, write_atomic
 from .policy import Policy
 from .probe import Tier
 
@@ -58,12 +59,6 @@ class CannotConfine(Exception):
 
 
 # --------------------------------------------------------------------------- the tier
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~/.cache"))
-    return root / "shellgate"
-
 
 @record
 class HookTier:
@@ -120,20 +115,9 @@ def hook_tier() -> HookTier:
     if p.tier is not Tier.NONE:
         with contextlib.suppress(CannotConfine):
             filters = (str(filter_file(False)), str(filter_file(True)))
-    _write_private(path, json.dumps({"key": key, "tier": str(p.tier), "bwrap": p.bwrap,
+    write_atomic(path, json.dumps({"key": key, "tier": str(p.tier), "bwrap": p.bwrap,
                                      "bash": p.bash, "filters": filters}).encode())
     return HookTier(p.tier, p.bwrap, p.bash, filters)
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` atomically (a failure leaves the old file; nothing here is essential)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
-        pass
 
 
 def filter_file(network: bool) -> Path:
@@ -151,7 +135,7 @@ def filter_file(network: bool) -> Path:
             return path
     except OSError:
         pass
-    _write_private(path, data)
+    write_atomic(path, data)
     try:
         if path.read_bytes() == data:
             return path
@@ -172,12 +156,16 @@ def _secret_env() -> str:
     return "|".join(map(_fold, DENIED))
 
 
+_NAME_STARTS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"   # (no `string` import)
+
+
+@functools.lru_cache(maxsize=1)
 def _unset_secrets() -> str:
     """Shell words that unset every secret-named variable, in whichever shell runs them, with
     no fork: zsh walks its parameter table, bash expands ``${!A*}`` … ``${!_*}`` (each inside
     ``eval``, so that the other shell never parses it); another shell asks ``env``."""
     body = f"do case $__sg_v in {_secret_env()}) unset $__sg_v 2>/dev/null;; esac; done"
-    bash_names = " ".join(f"${{!{c}*}}" for c in string.ascii_letters + "_")
+    bash_names = " ".join(f"${{!{c}*}}" for c in _NAME_STARTS)
     zsh_names = "${(k)parameters[(R)*export*]}"
     return (f"if [ -n \"${{ZSH_VERSION-}}\" ]; then eval 'for __sg_v in {zsh_names}; {body}'; "
             f"elif [ -n \"${{BASH_VERSION-}}\" ]; then eval 'for __sg_v in {bash_names}; {body}'; "

@@ -12,8 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .policy import Limits, Policy, within
@@ -57,20 +56,67 @@ _VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/*.pth" for venv in (".venv"
                   for sp in ("site", "dist"))
 
 
+# (alternative, exclusion globs, leak, implant, the table's pattern) for every entry.
+Alt = tuple[str, tuple[str, ...], bool, bool, str]
+
+
+@functools.lru_cache(maxsize=1)
+def table_alts() -> tuple[Alt, ...]:
+    """The classifier's sensitive-path table (bash/pathlists.py) brace-expanded, entry by
+    entry: what every sandbox profile derives its masks and protected paths from. Kept in
+    shellgate's cache keyed by the table file (a hook is a new process each call, and the
+    expansion is ~1.5 ms of it)."""
+    import json
+
+    from ..bash import pathlists
+
+    src = Path(pathlists.__file__)
+    try:
+        st = src.stat()
+        key = [str(src), st.st_size, st.st_mtime_ns]
+    except OSError:
+        key = []
+    cache = cache_dir() / "table.json"
+    try:
+        saved = json.loads(cache.read_text(encoding="utf-8"))
+        if key and saved.get("key") == key:
+            return tuple((a, tuple(x), lk, im, pat) for a, x, lk, im, pat in saved["alts"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    from ..bash.pathglob import expand_braces
+
+    alts = tuple((alt, tuple(r.exclude), r.leak, r.implant, r.pattern)
+                 for r in pathlists.RULES for alt in expand_braces(r.pattern))
+    if key:
+        write_atomic(cache, json.dumps({"key": key, "alts": alts}).encode())
+    return alts
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/shellgate`` (``~/.cache/shellgate``): read-only to every command."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~/.cache"))
+    return root / "shellgate"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` atomically; a failure leaves the old file (caches are never essential)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 @functools.lru_cache(maxsize=1)
 def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The classifier's implant entries that sit at a fixed place below a project's top
     (``.mcp.json``, ``.claude/settings*.json``, ``*.code-workspace`` …), brace-expanded;
     ``.git/…`` is git_paths' and ``**/…`` has no fixed place."""
-    from ..bash.pathglob import expand_braces
-    from ..bash.pathlists import BOTH_RULES, IMPLANT_RULES
-
-    out: list[tuple[str, tuple[str, ...]]] = []
-    for rule in IMPLANT_RULES + BOTH_RULES:
-        if not rule.implant:
-            continue
-        out += [(alt, rule.exclude) for alt in expand_braces(rule.pattern)
-                if not alt.startswith((".git/", "~", "/", "**"))]
+    out = [(alt, excl) for alt, excl, _leak, implant, _p in table_alts()
+           if implant and not alt.startswith((".git/", "~", "/", "**"))]
     return tuple(out) + tuple((p, ()) for p in _VENV_PTH)
 
 
@@ -112,21 +158,18 @@ def masked_paths(home: Path) -> tuple[Path, ...]:
     (literal ones whether they exist or not — the tiers skip missing paths; globs expanded on
     disk now; a ``**`` hides its whole directory), plus the sockets of :data:`MASKED_ABSOLUTE`.
     Workspace-relative entries (``.env``, ``*.pem``) are found by :func:`workspace_secrets`."""
-    from ..bash.pathglob import expand_braces
-    from ..bash.pathlists import BOTH_RULES, LEAK_RULES
-
     uid = os.getuid()
     out: list[Path] = []
-    for rule in LEAK_RULES + BOTH_RULES:
-        if not rule.leak or rule.pattern in _VISIBLE_LEAKS:
+    for alt, exclude, leak, _implant, pattern in table_alts():
+        if not leak or pattern in _VISIBLE_LEAKS:
             continue
-        for alt in expand_braces(rule.pattern):
-            if alt.startswith("~/"):
-                out += _on_disk(home, alt[2:].split("/"), rule.exclude)
-            elif alt.startswith("/") and not alt.startswith("/proc/"):  # /proc is the sandbox's own
-                out += _on_disk(Path("/"), alt[1:].split("/"), rule.exclude)
-            elif "/" not in alt:   # an anywhere-name (.netrc, .pgpass, *.pem): HOME's own too
-                out += _on_disk(home, [alt], rule.exclude)
+        if alt.startswith("~/"):
+            out += _on_disk(home, alt[2:].split("/"), exclude)
+        elif alt.startswith("/") and not alt.startswith("/proc/"):  # /proc is the sandbox's own
+            out += _on_disk(Path("/"), alt[1:].split("/"), exclude)
+        elif "/" not in alt and not _GLOB & set(alt):   # an anywhere-name: HOME's own too
+            out.append(home / alt)
+    out += _home_secrets(home)
     out += [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE]
     return tuple(dict.fromkeys(out))
 
@@ -142,25 +185,25 @@ def _on_disk(base: Path, segs: list[str], exclude: tuple[str, ...]) -> list[Path
     is then hidden whole. Paths that do not exist are left out."""
     import fnmatch
 
-    here = [base]
+    here = [str(base).rstrip("/")]   # plain strings: this runs for every table entry
     for seg in segs:
         if seg == "**":
-            return here
+            break
         if not _GLOB & set(seg):
-            here = [p / seg for p in here]
+            here = [f"{p}/{seg}" for p in here]
             continue
-        found: list[Path] = []
+        found: list[str] = []
         for d in here:
             try:
-                names = sorted(os.listdir(d))[:_MAX_LIST]
+                names = sorted(os.listdir(d or "/"))[:_MAX_LIST]
             except OSError:
                 continue
-            found += [d / n for n in names if fnmatch.fnmatch(n, seg)
+            found += [f"{d}/{n}" for n in names if fnmatch.fnmatch(n, seg)
                       and not any(fnmatch.fnmatch(n, x) for x in exclude)]
         here = found
         if not here:
             return []
-    return here
+    return [Path(p or "/") for p in here]
 
 
 def build_policy(workspace: str | Path, *, base: str | Path | None = None,
@@ -217,26 +260,62 @@ WALK_BUDGET = 5000   # directory entries looked at per workspace
 
 
 @functools.lru_cache(maxsize=1)
-def _anywhere() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], re.Pattern[str] | None, bool], ...]]:
-    """The leak rules that match anywhere in a tree, as (one prefilter over every basename,
-    per rule: name regex, exclusion regex, whether the name is a directory hidden whole)."""
-    import fnmatch
+def _anywhere() -> tuple[Callable[[str], bool], tuple[tuple[str, tuple[str, ...], bool], ...]]:
+    """The leak rules that match anywhere in a tree: a cheap prefilter over every basename
+    (literal names, ``*.ext`` suffixes, ``name*`` prefixes as set and tuple tests; fnmatch for
+    the few other shapes), and per rule (name glob, exclusion globs, whether the name is a
+    directory hidden whole). No regex is compiled: a hook is a new process each call."""
+    from fnmatch import fnmatchcase
 
-    from ..bash.pathglob import expand_braces
-    from ..bash.pathlists import BOTH_RULES, LEAK_RULES
-
-    rules: list[tuple[re.Pattern[str], re.Pattern[str] | None, bool]] = []
-    for rule in LEAK_RULES + BOTH_RULES:
-        if not rule.leak or rule.pattern in _VISIBLE_LEAKS or rule.pattern[:1] in ("~", "/"):
+    rules: list[tuple[str, tuple[str, ...], bool]] = []
+    for alt, exclude, leak, _implant, pattern in table_alts():
+        if not leak or pattern in _VISIBLE_LEAKS or alt[:1] in ("~", "/"):
             continue
-        excl = re.compile("|".join(fnmatch.translate(x) for x in rule.exclude), re.I) \
-            if rule.exclude else None
-        for alt in expand_braces(rule.pattern):
-            segs = alt.split("/")
-            if len(segs) == 1 or (len(segs) == 2 and segs[1] == "**"):
-                rules.append((re.compile(fnmatch.translate(segs[0]), re.I), excl, len(segs) == 2))
-    pre = re.compile("|".join(f"(?:{r.pattern})" for r, _, _ in rules) or "(?!)", re.I)
-    return pre, tuple(rules)
+        segs = alt.split("/")
+        if len(segs) == 1 or (len(segs) == 2 and segs[1] == "**"):
+            rules.append((segs[0].lower(), tuple(x.lower() for x in exclude), len(segs) == 2))
+    names: set[str] = set()
+    ends: list[str] = []
+    starts: list[str] = []
+    other: list[str] = []
+    for g, _x, _d in rules:
+        wild = [i for i, c in enumerate(g) if c in "*?["]
+        if not wild:
+            names.add(g)
+        elif wild == [0] and g[0] == "*":
+            ends.append(g[1:])
+        elif wild == [len(g) - 1] and g[-1] == "*":
+            starts.append(g[:-1])
+        else:
+            other.append(g)
+    ends_t, starts_t = tuple(ends), tuple(starts)
+
+    def maybe(name: str) -> bool:
+        low = name.lower()
+        return (low in names or low.endswith(ends_t) or low.startswith(starts_t)
+                or any(fnmatchcase(low, g) for g in other))
+
+    return maybe, tuple(rules)
+
+
+def _secret_name(name: str, is_dir: bool,
+                 rules: tuple[tuple[str, tuple[str, ...], bool], ...]) -> bool:
+    from fnmatch import fnmatchcase
+
+    low = name.lower()   # the table folds case
+    return any(fnmatchcase(low, g) and not any(fnmatchcase(low, x) for x in excl)
+               and (is_dir or not whole_dir) for g, excl, whole_dir in rules)
+
+
+def _home_secrets(home: Path) -> list[Path]:
+    """HOME's own entries that a globbed anywhere-rule names (``~/key.pem``, ``~/prod.env``)."""
+    maybe, rules = _anywhere()
+    try:
+        with os.scandir(home) as it:
+            return [Path(e.path) for e in it if maybe(e.name)
+                    and _secret_name(e.name, e.is_dir(follow_symlinks=False), rules)]
+    except OSError:
+        return []
 
 
 def workspace_secrets(root: Path, budget: int = WALK_BUDGET) -> tuple[tuple[Path, ...], bool]:
@@ -244,7 +323,7 @@ def workspace_secrets(root: Path, budget: int = WALK_BUDGET) -> tuple[tuple[Path
     ``id_rsa``, ``.netrc`` …), found by a walk of at most ``budget`` entries that follows no
     symlinked directory and skips :data:`SKIP_DIRS`. Returns (paths, complete): ``complete``
     is false when the budget ran out before the walk did."""
-    pre, rules = _anywhere()
+    maybe, rules = _anywhere()
     found: list[Path] = []
     stack = [str(root)]
     seen = 0
@@ -260,15 +339,8 @@ def workspace_secrets(root: Path, budget: int = WALK_BUDGET) -> tuple[tuple[Path
             if seen > budget:
                 return tuple(found), False
             is_dir = e.is_dir(follow_symlinks=False)
-            if pre.match(e.name):
-                for rx, excl, whole_dir in rules:
-                    if rx.match(e.name) and not (excl and excl.match(e.name)) \
-                            and (is_dir or not whole_dir):
-                        found.append(Path(e.path))
-                        break
-                else:
-                    if is_dir and e.name not in SKIP_DIRS:
-                        stack.append(e.path)
+            if maybe(e.name) and _secret_name(e.name, is_dir, rules):
+                found.append(Path(e.path))
                 continue
             if is_dir and e.name not in SKIP_DIRS:
                 stack.append(e.path)
