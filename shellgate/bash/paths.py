@@ -793,14 +793,34 @@ _WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
 def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]] | None:
     """The first file under directory ``path`` that a name rule calls a leak (``.env``,
     ``id_rsa``, ``*.pem`` …), or that a symlink below leads to (``docs/key -> ~/.ssh/id_rsa``,
-    ``docs/aws -> ~/.aws``: a reader that follows links reads the secret), breadth first,
-    skipping ``_WALK_SKIP``. Linked directories are walked too (each once). At most
-    ``_MAX_WALK_ENTRIES`` entries are read; past that the answer is ``(_WALK_BOUND, [])``: what
-    was not seen may be a secret, so the caller fails closed."""
+    ``docs/aws -> ~/.aws``: a reader that follows links reads the secret); past the walk's
+    bound the answer is ``(_WALK_BOUND, [])``: what was not seen may be a secret, so the caller
+    fails closed."""
+    hits, complete = _secrets_below(path, table, home, first=True)
+    if hits:
+        return hits[0]
+    return None if complete else (_WALK_BOUND, [])
+
+
+def leaks_below(root: str, home: str) -> tuple[tuple[str, ...], bool]:
+    """Every leak-class file below directory ``root`` by the same walk and table as a
+    recursive reader's check (a file a name rule names, or where a symlink below leads): what a
+    sandbox profile hides of a workspace. Returns (paths, complete)."""
+    low = home.lower().rstrip("/") or "/"
+    hits, complete = _secrets_below(root, _table(low), low, first=False)
+    return tuple(dict.fromkeys(p for p, _ in hits)), complete
+
+
+def _secrets_below(path: str, table: _Table, home: str, *,
+                   first: bool) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+    """The walk behind :func:`_secret_inside` and :func:`leaks_below`: breadth first, skipping
+    ``_WALK_SKIP``, linked directories walked too (each once), at most ``_MAX_WALK_ENTRIES``
+    entries read. Returns (hits, complete); ``first`` stops at the first hit."""
     budget = _MAX_WALK_ENTRIES
     leak_names = _rx(table.leak_names)
     todo = [path]
     seen: set[str] = set()
+    hits: list[tuple[str, list[_Alt]]] = []
     while todo:
         d = todo.pop(0)
         try:
@@ -811,22 +831,27 @@ def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]
         for e in entries:
             budget -= 1
             if budget < 0:
-                return _WALK_BOUND, []
+                return hits, False
             full = f"{d.rstrip('/')}/{e.name}"
             if leak_names.fullmatch(e.name.lower()):
                 alts = [a for a in _literal_alts(full, table) if a.rule.leak and a.anywhere]
                 if alts:
-                    return full, alts
+                    hits.append((full, alts))
+                    if first:
+                        return hits, True
+                    continue
             try:
                 if e.is_symlink():
                     found = _link_secret(full, table, home, seen, todo)
                     if found is not None:
-                        return found
+                        hits.append(found)
+                        if first:
+                            return hits, True
                 elif e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
                     todo.append(full)
             except (OSError, ValueError, RuntimeError):
                 continue
-    return None
+    return hits, True
 
 
 def _link_secret(link: str, table: _Table, home: str, seen: set[str],

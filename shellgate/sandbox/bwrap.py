@@ -72,14 +72,16 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
         real = disk.realpath(p)
         if disk.exists(real) and within_any(real, writable):
             argv += ["--ro-bind", real, real]
+    hidden: list[str] = []   # directories already replaced by an empty one
     for p in _by_depth(policy.masked):
         if not disk.lexists(p) or not seen(p):
             continue
         target = disk.realpath(p) if disk.islink(p) else p
-        if not disk.exists(target) or not seen(target):
-            continue
+        if not disk.exists(target) or not seen(target) or within_any(target, hidden):
+            continue  # (inside a hidden directory it is gone already, and cannot be bound)
         if disk.isdir(target):
             argv += ["--tmpfs", target, "--remount-ro", target]
+            hidden.append(target)
         else:
             argv += ["--ro-bind", "/dev/null", target]
     return argv

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from .policy import Limits, Policy, within
@@ -169,7 +169,6 @@ def masked_paths(home: Path) -> tuple[Path, ...]:
             out += _on_disk(Path("/"), alt[1:].split("/"), exclude)
         elif "/" not in alt and not _GLOB & set(alt):   # an anywhere-name: HOME's own too
             out.append(home / alt)
-    out += _home_secrets(home)
     out += [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE]
     return tuple(dict.fromkeys(out))
 
@@ -249,102 +248,16 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
     )
 
 
-# Directories the secret walk does not enter: git's store (its config stays visible, see
-# _VISIBLE_LEAKS) and third-party trees a package manager wrote, which would spend the budget
-# on files nobody committed.
-SKIP_DIRS: frozenset[str] = frozenset((
-    ".git", "node_modules", ".venv", "venv", "site-packages", "__pycache__", ".tox", ".nox",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", "target",
-))
-WALK_BUDGET = 5000   # directory entries looked at per workspace
+def workspace_secrets(root: Path, home: Path | None = None) -> tuple[tuple[Path, ...], bool]:
+    """Leak-class files under ``root`` (``.env``, ``*.pem``, ``id_rsa``, ``.netrc`` …, and
+    where a symlink below leads to a secret), found by the very walk and table a recursive
+    reader's check uses (bash/paths.py ``leaks_below``: dependency caches and ``.git``
+    skipped, at most 10,000 entries). Returns (paths, complete)."""
+    from ..bash.paths import leaks_below
 
-
-@functools.lru_cache(maxsize=1)
-def _anywhere() -> tuple[Callable[[str], bool], tuple[tuple[str, tuple[str, ...], bool], ...]]:
-    """The leak rules that match anywhere in a tree: a cheap prefilter over every basename
-    (literal names, ``*.ext`` suffixes, ``name*`` prefixes as set and tuple tests; fnmatch for
-    the few other shapes), and per rule (name glob, exclusion globs, whether the name is a
-    directory hidden whole). No regex is compiled: a hook is a new process each call."""
-    from fnmatch import fnmatchcase
-
-    rules: list[tuple[str, tuple[str, ...], bool]] = []
-    for alt, exclude, leak, _implant, pattern in table_alts():
-        if not leak or pattern in _VISIBLE_LEAKS or alt[:1] in ("~", "/"):
-            continue
-        segs = alt.split("/")
-        if len(segs) == 1 or (len(segs) == 2 and segs[1] == "**"):
-            rules.append((segs[0].lower(), tuple(x.lower() for x in exclude), len(segs) == 2))
-    names: set[str] = set()
-    ends: list[str] = []
-    starts: list[str] = []
-    other: list[str] = []
-    for g, _x, _d in rules:
-        wild = [i for i, c in enumerate(g) if c in "*?["]
-        if not wild:
-            names.add(g)
-        elif wild == [0] and g[0] == "*":
-            ends.append(g[1:])
-        elif wild == [len(g) - 1] and g[-1] == "*":
-            starts.append(g[:-1])
-        else:
-            other.append(g)
-    ends_t, starts_t = tuple(ends), tuple(starts)
-
-    def maybe(name: str) -> bool:
-        low = name.lower()
-        return (low in names or low.endswith(ends_t) or low.startswith(starts_t)
-                or any(fnmatchcase(low, g) for g in other))
-
-    return maybe, tuple(rules)
-
-
-def _secret_name(name: str, is_dir: bool,
-                 rules: tuple[tuple[str, tuple[str, ...], bool], ...]) -> bool:
-    from fnmatch import fnmatchcase
-
-    low = name.lower()   # the table folds case
-    return any(fnmatchcase(low, g) and not any(fnmatchcase(low, x) for x in excl)
-               and (is_dir or not whole_dir) for g, excl, whole_dir in rules)
-
-
-def _home_secrets(home: Path) -> list[Path]:
-    """HOME's own entries that a globbed anywhere-rule names (``~/key.pem``, ``~/prod.env``)."""
-    maybe, rules = _anywhere()
-    try:
-        with os.scandir(home) as it:
-            return [Path(e.path) for e in it if maybe(e.name)
-                    and _secret_name(e.name, e.is_dir(follow_symlinks=False), rules)]
-    except OSError:
-        return []
-
-
-def workspace_secrets(root: Path, budget: int = WALK_BUDGET) -> tuple[tuple[Path, ...], bool]:
-    """Leak-class files under ``root`` by the classifier's anywhere-rules (``.env``, ``*.pem``,
-    ``id_rsa``, ``.netrc`` …), found by a walk of at most ``budget`` entries that follows no
-    symlinked directory and skips :data:`SKIP_DIRS`. Returns (paths, complete): ``complete``
-    is false when the budget ran out before the walk did."""
-    maybe, rules = _anywhere()
-    found: list[Path] = []
-    stack = [str(root)]
-    seen = 0
-    while stack:
-        d = stack.pop()
-        try:
-            with os.scandir(d) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        for e in entries:
-            seen += 1
-            if seen > budget:
-                return tuple(found), False
-            is_dir = e.is_dir(follow_symlinks=False)
-            if maybe(e.name) and _secret_name(e.name, is_dir, rules):
-                found.append(Path(e.path))
-                continue
-            if is_dir and e.name not in SKIP_DIRS:
-                stack.append(e.path)
-    return tuple(found), True
+    home = home or Path(os.path.expanduser("~"))
+    found, complete = leaks_below(str(root), str(home))
+    return tuple(Path(p) for p in found), complete
 
 
 def grant_policy(workspace: str | Path, *, write: bool, network: bool,
@@ -355,7 +268,7 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool,
     from .._record import replace
 
     base = build_policy(workspace, home=home, network=network)
-    secrets, complete = workspace_secrets(base.workspace)
-    notes = () if complete else (
-        f"the workspace's secret scan stopped after {WALK_BUDGET} entries",)
+    secrets, complete = workspace_secrets(base.workspace, base.home)
+    notes = () if complete else ("the workspace's secret scan stopped at its bound (10,000 "
+                                 "entries): files past it are not hidden",)
     return replace(base, write=write, masked=base.masked + secrets), notes
