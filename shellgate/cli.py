@@ -110,28 +110,21 @@ def _click_main(args: list[str]) -> None:
         else:
             print_explain(verdict)
         if show_hook and not as_json:
-            click.echo(hook_line(verdict, str(gate.workspace), cwd or str(gate.workspace)))
+            click.echo(hook_line(verdict, str(gate.workspace), cwd or str(gate.workspace), config))
         sys.exit(exit_code(verdict))
 
-    def hook_line(verdict: Any, workspace: str, cwd: str) -> str:
-        """What ``explain --hook`` adds: the grant and the line the agent would run."""
-        from .permission.modes import Grant
-        from .sandbox.enforce import CannotConfine, confine_grant, hook_tier
-        from .sandbox.probe import Tier
+    def hook_line(verdict: Any, workspace: str, cwd: str, config: str | None) -> str:
+        """What ``explain --hook`` adds: what the hook's own enforcement step (hookio.enforce)
+        makes of this verdict — the reason it would give and the line the agent would run."""
+        from .integrations.hookio import Call, Outcome, ToolKind, enforce
 
-        if verdict.grant is None:
+        if verdict.decision != "allow":
             return f"\nhook: {verdict.decision} — nothing runs, nothing is rewritten"
-        tier = hook_tier()
-        if tier.tier is Tier.NONE:
-            return "\nhook: allow, unconfined — no sandbox tier works here (shellgate doctor)"
-        grant = Grant(verdict.grant)
-        try:
-            c = confine_grant(verdict.command, workspace, cwd, write=grant.write,
-                              network=grant.network, tier=tier)
-        except CannotConfine as exc:
-            return f"\nhook: ask — the command cannot run confined ({exc})"
-        notes = "".join(f"\n  note: {n}" for n in c.notes)
-        return f"\nhook: allow, confined ({c.tier}, {grant} grant); the agent runs:{notes}\n{c.line}"
+        call = Call("claude-code", "Bash", ToolKind.BASH, command=verdict.command, cwd=cwd)
+        out = enforce(call, Outcome("allow", verdict.reason, capability=verdict.capability),
+                      {"command": verdict.command}, workspace, config)
+        line = f"\n{out.updated_input['command']}" if out.updated_input else ""
+        return f"\nhook: {out.decision} — {out.reason}{line}"
 
     @cli.command(context_settings={"ignore_unknown_options": True})
     @mode_opt

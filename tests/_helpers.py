@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -177,3 +178,22 @@ def bash_rejects(src: str, shell: str = "bash") -> bool:
                           timeout=10, check=False, env={"PATH": os.environ.get("PATH", ""),
                                                         "LC_ALL": "C.UTF-8"})
     return proc.returncode != 0
+
+
+def python_steps(fn, *args, **kw) -> tuple[object, int]:
+    """``fn(*args)`` and the Python lines of shellgate it ran (machine-independent work)."""
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if "/shellgate/" not in frame.f_code.co_filename:
+            return None
+        count += event == "line"
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        result = fn(*args, **kw)
+    finally:
+        sys.settrace(None)
+    return result, count

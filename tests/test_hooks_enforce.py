@@ -347,7 +347,7 @@ def test_explain_hook_shows_the_line(tmp_path):
     world = make_world(tmp_path)
     proc = subprocess.run([EXE, "explain", "--hook", "--cwd", str(world["work"]), "cat README.md"],
                           capture_output=True, text=True, env=world["env"], timeout=60)
-    assert "hook: allow, confined" in proc.stdout, proc.stdout
+    assert "hook: allow — " in proc.stdout and "runs confined (" in proc.stdout, proc.stdout
     assert "--unshare-net" in proc.stdout or "shellgate.sandbox.confine" in proc.stdout
 
 
@@ -450,3 +450,34 @@ def test_bashtool_in_trust_mode_cannot_write_shellgates_state(tmp_path, monkeypa
     assert not (home / ".config/shellgate/config.toml").exists()
     assert not (home / ".config/shellgate/approvals.json").exists()
     assert (home / ".local/state/shellgate/audit.jsonl").read_text().startswith('{"seq": 1}\n')
+
+
+@pytest.mark.parametrize("tamper", ["planted bwrap", "bad filters", "not json"])
+def test_a_remembered_probe_is_never_believed_on_its_word(tmp_path, monkeypatch, tamper):
+    """The hook keeps the probe's answer in its cache; a cache naming a program that fails
+    the trust check, or one cut short, is probed anew — it neither runs nor breaks the hook."""
+    from shellgate.sandbox import enforce
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    real = enforce.hook_tier()
+    cache = tmp_path / "cache" / "shellgate" / "probe.json"
+    saved = json.loads(cache.read_text())
+    marker = tmp_path / "ran"
+    fake = tmp_path / "bwrap"
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    fake.chmod(0o755)
+    if tamper == "planted bwrap":
+        saved.update(tier="bwrap", bwrap=str(fake))
+        cache.write_text(json.dumps(saved))
+    elif tamper == "bad filters":
+        saved["filters"] = ["only-one"]
+        cache.write_text(json.dumps(saved))
+    else:
+        cache.write_text("{not json")
+    again = enforce.hook_tier()
+    assert again.bwrap == real.bwrap and again.tier == real.tier
+    assert again.bwrap != str(fake) and len(again.filters) == 2
+    if again.tier.value != "none":
+        world = make_world(tmp_path / "w")
+        run_line(world, "bash", confined_line(world, "true", "read"))
+    assert not marker.exists()

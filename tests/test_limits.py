@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _helpers import python_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -329,22 +330,7 @@ def steps(command: str) -> int:
     from shellgate.permission.subject import parse_view
 
     ctx = Context.here(cwd="/tmp", workspace="/tmp")
-    count = 0
-
-    def tracer(frame, event, arg):
-        nonlocal count
-        if "/shellgate/" not in frame.f_code.co_filename:
-            return None
-        count += event == "line"
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        a = analyse(command, ctx)
-        parse_view(command, a.script)
-    finally:
-        sys.settrace(None)
-    return count
+    return python_steps(lambda: parse_view(command, analyse(command, ctx).script))[1]
 
 
 GROWTH = {

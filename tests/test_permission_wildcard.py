@@ -7,9 +7,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import sys
 
 import pytest
+from _helpers import python_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,26 +26,6 @@ from shellgate.permission.wildcard import (
     Wildcard,
 )
 
-
-def steps(fn, *args, **kw) -> tuple[object, int]:
-    """``fn(*args)`` and the Python lines of shellgate it ran (machine-independent work)."""
-    count = 0
-
-    def tracer(frame, event, arg):
-        nonlocal count
-        if "/shellgate/" not in frame.f_code.co_filename:
-            return None
-        count += event == "line"
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        result = fn(*args, **kw)
-    finally:
-        sys.settrace(None)
-    return result, count
-
-
 # --- the pathological rule ----------------------------------------------------------------
 # As a backtracking regex, `(.*e){20}.*Z` on 40 `e` tries C(40, 20) ≈ 1.4e11 splits: hours.
 
@@ -55,9 +35,9 @@ BAD_DENY = "Bash(* " + "*e" * 20 + "*Z *)"
 @pytest.mark.parametrize("n", [40, 4000])
 def test_pathological_deny_rule_costs_steps_per_piece_not_per_split(n, tmp_path):
     rule = parse_rule(BAD_DENY, "deny", base=str(tmp_path))
-    hit, cost = steps(rule.command.matches, _words(f"echo {'e' * n}"), strict=False)
+    hit, cost = python_steps(rule.command.matches, _words(f"echo {'e' * n}"), strict=False)
     assert hit is False
-    hit, _ = steps(rule.command.matches, _words(f"echo {'e' * n}Z x"), strict=False)
+    hit, _ = python_steps(rule.command.matches, _words(f"echo {'e' * n}Z x"), strict=False)
     assert hit is True
     assert cost < 400, cost  # the same for 40 and 4000 characters: find() scans, Python doesn't
 
@@ -67,7 +47,7 @@ def test_pathological_path_glob_costs_steps_per_character(tmp_path):
     costs = []
     for n in (1000, 2000):
         path = f"{tmp_path}/{'a' * n}"
-        hit, cost = steps(pat.matches, path, home="/h", base=str(tmp_path), cwd=str(tmp_path))
+        hit, cost = python_steps(pat.matches, path, home="/h", base=str(tmp_path), cwd=str(tmp_path))
         assert hit is False
         costs.append(cost)
     assert costs[1] < 2.2 * costs[0] and costs[1] < 12 * 2000, costs

@@ -150,24 +150,28 @@ Match = tuple[str, Span | None] | None
 
 
 def _recursive(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Match:
-    from .commands.targets import resolve_word
     from .warnargs import parse_args
 
     a = parse_args(words)
     if not (a.has("-r") or a.has("-R") or a.has("--recursive")):
         return None
-    for w in a.positionals:
+    return _named_place(e, call, a.positionals, lambda w: f"{prog} … {w.text}")
+
+
+def _named_place(e: Entry, call: Call, words: Iterable[Word], shown: Callable[[Word], str]) -> Match:
+    """The first of ``words`` that names one of ``e``'s places, as the deny's words."""
+    from .commands.targets import resolve_word
+
+    for w in words:
         for path in resolve_word(w, call) or ():
             place = _place(path, call.ctx)
             if place in e.places:
-                return f"`{prog} … {w.text}` names {path}, {place}", w.span
+                return f"`{shown(w)}` names {path}, {place}", w.span
     return None
 
 
 def _find_delete(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Match:
     """``find START… -delete`` (or ``-exec rm … {} +``) with no test that spares a file."""
-    from .commands.targets import resolve_word
-
     k = 0
     while k < len(words) and words[k].text in ("-H", "-L", "-P"):
         k += 1
@@ -189,12 +193,7 @@ def _find_delete(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Ma
         elif t not in _FIND_KEEP_ALL:
             return None  # a test (-name, -type, -mtime …) or another action: files are chosen
         k += 1 + (t in _FIND_VALUED)
-    for w in starts if deletes else ():
-        for path in resolve_word(w, call) or ():
-            place = _place(path, call.ctx)
-            if place in e.places:
-                return f"`find {w.text} …` names {path}, {place}", w.span
-    return None
+    return _named_place(e, call, starts, lambda w: f"find {w.text} …") if deletes else None
 
 
 def _device_operand(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Match:

@@ -229,15 +229,24 @@ def resolve_mode(spec: AgentSpec, agent_mode: str | None, override: str | None) 
     return mapped
 
 
-def config_mode(config: str | None, workspace: str, agent: str) -> str | None:
-    """The mode the shellgate config sets for hooks: ``[hooks.<agent>] mode``, else
-    ``[hooks] mode``. The top-level ``mode`` does not override an agent's live mode (it
-    still applies when the agent sends none). Raises ``ConfigError`` for a bad config."""
+def hooks_config(config: str | None, workspace: str) -> Mapping[str, Any]:
+    """The ``[hooks]`` section of the layered config (empty when there is none); read once
+    per call and handed to :func:`config_mode` and :func:`enforce_setting`. Raises
+    ``ConfigError`` for a bad config."""
     from ..config import load_config
 
     hooks = load_config(workspace, config).sections.get("hooks")
-    if not isinstance(hooks, dict):
-        return None
+    return hooks if isinstance(hooks, dict) else {}
+
+
+def config_mode(config: str | None, workspace: str, agent: str,
+                hooks: Mapping[str, Any] | None = None) -> str | None:
+    """The mode the shellgate config sets for hooks: ``[hooks.<agent>] mode``, else
+    ``[hooks] mode``. The top-level ``mode`` does not override an agent's live mode (it
+    still applies when the agent sends none). Raises ``ConfigError`` for a bad config.
+    ``hooks``: the section, when the caller has read it already."""
+    if hooks is None:
+        hooks = hooks_config(config, workspace)
     for table in (hooks.get(agent), hooks):
         mode = table.get("mode") if isinstance(table, dict) else None
         if isinstance(mode, str) and mode:
@@ -319,6 +328,13 @@ def no_writes_at(workspace: str) -> bool:
     return os.path.realpath(workspace) == "/"
 
 
+def _edits(mode: str) -> bool:
+    """Whether ``mode`` (any spelling) lets workspace edits through without asking."""
+    from ..permission.modes import Mode, parse_mode
+
+    return parse_mode(mode) in (Mode.AUTO, Mode.TRUST)
+
+
 # --- deciding ----------------------------------------------------------------------------
 
 Decider = Callable[[Call, ModeMap, "str | None", str], Outcome]
@@ -391,15 +407,16 @@ def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
         workspace = find_workspace(call.agent_cwd or call.cwd, spec.project_env)
         if not (spec.project_env and os.environ.get(spec.project_env)):
             workspace = session_workspace(spec.name, call.session_id, workspace)
-        override = mode_override or config_mode(config, workspace, spec.name)
+        hooks = hooks_config(config, workspace)
+        override = mode_override or config_mode(config, workspace, spec.name, hooks)
         mode = resolve_mode(spec, call.agent_mode, override)
-        if no_writes_at(workspace) and mode.mode in ("accept-edits", "auto", "trust"):
+        if no_writes_at(workspace) and mode.mode and _edits(mode.mode):
             mode = replace(mode, mode="balanced")   # "/" as the workspace grants no edit
         outcome = (decider or decide)(call, mode, config, workspace)
         if outcome.decision not in ("allow", "ask", "deny"):
             raise ValueError(f"engine returned {outcome.decision!r}")
         if outcome.decision == "allow" and call.kind is ToolKind.BASH:
-            outcome = enforce(call, outcome, obj.get("tool_input") or {}, workspace, config)
+            outcome = enforce(call, outcome, obj.get("tool_input") or {}, workspace, config, hooks)
         if mode.no_ask or not spec.can_ask:
             outcome = no_ask(outcome, call)
         return outcome
@@ -407,13 +424,12 @@ def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
         return _internal(exc)
 
 
-def enforce_setting(config: str | None, workspace: str) -> bool | None:
+def enforce_setting(config: str | None, workspace: str,
+                    hooks: Mapping[str, Any] | None = None) -> bool | None:
     """``[hooks] enforce`` of the user's config: True, False, or None (unset: enforce when a
-    sandbox tier exists). A project config cannot turn it off (config.py ignores that)."""
-    from ..config import load_config
-
-    hooks = load_config(workspace, config).sections.get("hooks")
-    value = hooks.get("enforce") if isinstance(hooks, dict) else None
+    sandbox tier exists). A project config cannot turn it off (config.py ignores that).
+    ``hooks``: the section, when the caller has read it already."""
+    value = (hooks_config(config, workspace) if hooks is None else hooks).get("enforce")
     if value is None or isinstance(value, bool):
         return value
     from ..config import ConfigError
@@ -422,14 +438,14 @@ def enforce_setting(config: str | None, workspace: str) -> bool | None:
 
 
 def enforce(call: Call, outcome: Outcome, tool_input: Mapping[str, Any], workspace: str,
-            config: str | None) -> Outcome:
+            config: str | None, hooks: Mapping[str, Any] | None = None) -> Outcome:
     """An allowed bash call rewritten to run inside a sandbox cut to its grant (SPEC §9).
 
     No sandbox tier here: the decision stands alone (``[hooks] enforce = true`` then asks
     instead). A command that cannot be confined (too long for one argument, a policy that
     cannot be built) is asked about, never let through unconfined.
     """
-    setting = enforce_setting(config, workspace)
+    setting = enforce_setting(config, workspace, hooks)
     if setting is False:
         return outcome
     from ..permission.modes import grant_for

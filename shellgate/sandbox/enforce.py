@@ -20,7 +20,7 @@ file in shellgate's cache, which every grant keeps read-only), or Landlock + sec
 ``python -I -m shellgate.sandbox.confine``, which spawns bash restricted and restores the
 protected paths afterwards (~30–60 ms more: a Python start). The tier is probed once and
 remembered across hook processes (``$XDG_CACHE_HOME/shellgate/probe.json``, keyed by the bwrap
-binaries and the kernel).
+binaries and the kernel, its programs vetted again on every read).
 """
 
 from __future__ import annotations
@@ -78,14 +78,12 @@ class HookTier:
 
 def _probe_key() -> list[object]:
     """What the remembered probe depends on: the kernel, the user, the filter code, and every
-    bwrap of the system directories (``trusted.SYSTEM_DIRS``; stat only — the probe vetted
-    them, and a changed file means a new probe)."""
-    from .probe import find_bash
+    bwrap of the system directories (``trusted.SYSTEM_DIRS``, stat only: a changed file means
+    a new probe)."""
     from .trusted import SYSTEM_DIRS
 
     here = os.stat(Path(__file__).with_name("seccomp.py"))   # a new filter means new files
-    key: list[object] = [os.uname().release, os.getuid(), find_bash(), here.st_size,
-                         here.st_mtime_ns]
+    key: list[object] = [os.uname().release, os.getuid(), here.st_size, here.st_mtime_ns]
     for d in SYSTEM_DIRS:
         try:
             st = os.stat(os.path.join(d, "bwrap"))
@@ -95,19 +93,37 @@ def _probe_key() -> list[object]:
     return key
 
 
+def _saved_tier(path: Path, key: list[object]) -> HookTier | None:
+    """The remembered answer, when it is for ``key`` and still sound: the programs it names
+    pass the trust check again (they run on the host: a remembered path is never believed on
+    its word) and it names a filter file for each network setting. Else None: probe anew."""
+    from .trusted import Trusted, vet
+
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("key") != key:
+            return None
+        tier, bwrap, bash = Tier(saved["tier"]), saved.get("bwrap"), saved["bash"]
+        filters = saved["filters"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not (isinstance(bash, str) and isinstance(filters, list) and len(filters) == 2
+            and all(isinstance(f, str) for f in filters)):
+        return None
+    programs = [bash] + ([bwrap] if tier is Tier.BWRAP else [])
+    if not all(isinstance(p, str) and isinstance(vet(p), Trusted) for p in programs):
+        return None
+    return HookTier(tier, bwrap, bash, (filters[0], filters[1]))
+
+
 def hook_tier() -> HookTier:
     """The probe's answer for hooks, remembered across processes while the bwrap binaries,
     the kernel and the filter code stay the same (a hook is a new process each call; the
     self-test costs ~15 ms, building the filter ~5 ms of imports)."""
     path = cache_dir() / "probe.json"
     key = _probe_key()
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-        if saved.get("key") == key:
-            return HookTier(Tier(saved["tier"]), saved.get("bwrap"), str(saved["bash"]),
-                            tuple(map(str, saved["filters"])))
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    if (saved := _saved_tier(path, key)) is not None:
+        return saved
     from .probe import probe
 
     p = probe()
