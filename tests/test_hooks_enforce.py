@@ -481,3 +481,15 @@ def test_a_remembered_probe_is_never_believed_on_its_word(tmp_path, monkeypatch,
         world = make_world(tmp_path / "w")
         run_line(world, "bash", confined_line(world, "true", "read"))
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("cmd", ["printf / >&3; trap - EXIT", "echo a\n}\nprintf / >&3; trap - EXIT",
+                                 "cat <<X\nhi\n} 3>&-\nprintf / >&3; trap - EXIT"],
+                         ids=["fd3", "stray brace", "heredoc"])
+def test_the_command_cannot_choose_where_the_agents_shell_goes(tmp_path, shell, cmd):
+    """Only the EXIT trap reports the cwd: the command runs with the report fd closed, however
+    it is spelled (a `}` of its own cannot end a wrapper early)."""
+    world = make_world(tmp_path)
+    proc = run_line(world, shell, confined_line(world, cmd, "read") + '\necho "at=$PWD"')
+    assert proc.stdout.splitlines()[-1] == f"at={world['work']}", (proc.stdout, proc.stderr)

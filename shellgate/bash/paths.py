@@ -802,21 +802,23 @@ def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]
     return None if complete else (_WALK_BOUND, [])
 
 
-def leaks_below(root: str, home: str) -> tuple[tuple[str, ...], bool]:
+def leaks_below(root: str, home: str, budget: int | None = None) -> tuple[tuple[str, ...], bool]:
     """Every leak-class file below directory ``root`` by the same walk and table as a
     recursive reader's check (a file a name rule names, or where a symlink below leads): what a
-    sandbox profile hides of a workspace. Returns (paths, complete)."""
+    sandbox profile hides of a workspace. At most ``budget`` entries are read (default: a
+    recursive reader's bound). Returns (paths, complete)."""
     low = home.lower().rstrip("/") or "/"
-    hits, complete = _secrets_below(root, _table(low), low, first=False)
+    hits, complete = _secrets_below(root, _table(low), low, first=False, budget=budget)
     return tuple(dict.fromkeys(p for p, _ in hits)), complete
 
 
-def _secrets_below(path: str, table: _Table, home: str, *,
-                   first: bool) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+def _secrets_below(path: str, table: _Table, home: str, *, first: bool,
+                   budget: int | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
     """The walk behind :func:`_secret_inside` and :func:`leaks_below`: breadth first, skipping
-    ``_WALK_SKIP``, linked directories walked too (each once), at most ``_MAX_WALK_ENTRIES``
-    entries read. Returns (hits, complete); ``first`` stops at the first hit."""
-    budget = _MAX_WALK_ENTRIES
+    ``_WALK_SKIP``, linked directories walked too (each once), at most ``budget`` entries
+    read (``_MAX_WALK_ENTRIES`` when None). Returns (hits, complete); ``first`` stops at the
+    first hit."""
+    budget = _MAX_WALK_ENTRIES if budget is None else budget
     leak_names = _rx(table.leak_names)
     todo = [path]
     seen: set[str] = set()

@@ -12,8 +12,8 @@ keeps stdin, stdout, stderr and the exit status the agent's, and reports the inn
 final directory on fd 3 (read by the command substitution, which sees nothing else), so that a
 ``cd`` inside the command still moves the agent's shell: Claude Code records the cwd after each
 command. The subshell unsets secret-named variables (matched without regard to case) before it
-execs bwrap; SCRIPT runs the command with fd 3 closed and writes ``$PWD`` to fd 3 from an EXIT
-trap.
+execs bwrap; SCRIPT (:data:`INNER_SCRIPT`) evals the command, its first argument, with fd 3
+closed and writes ``$PWD`` to fd 3 from an EXIT trap.
 
 Tiers: bwrap (a fresh tmpfs /tmp, the mounts of :mod:`.bwrap`, the seccomp filter read from a
 file in shellgate's cache, which every grant keeps read-only), or Landlock + seccomp applied by
@@ -189,11 +189,12 @@ def _unset_secrets() -> str:
             f"{body}; fi")
 
 
-def inner_script(command: str) -> str:
-    """What the sandboxed bash runs: ``command`` with the report fd closed, and ``$PWD``
-    reported on exit."""
-    return (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EXIT; "
-            f"{{ {command}\n}} {INNER_FD}>&-")  # one line before it: bash's line numbers stay
+# What the sandboxed bash runs, the command being its first argument: ``eval`` with the report
+# fd closed for the whole command — a stray ``}`` or an unterminated here-doc in the command
+# cannot end a wrapper early and leave fd 3 open to what follows — then ``$PWD`` reported on
+# exit. ``shift`` leaves ``$@`` empty and ``$0`` "bash", as for ``bash -c COMMAND``.
+INNER_SCRIPT = (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EXIT; "
+                f'__sg_c=$1; shift; eval "$__sg_c" {INNER_FD}>&-')
 
 
 def _outer(runner: list[str], tail: str) -> str:
@@ -215,7 +216,6 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
     or none; ``policy.network``). Raises :class:`CannotConfine`."""
     tier = tier or hook_tier()
     kind, bwrap, bash = tier.tier, tier.bwrap, tier.bash
-    script = inner_script(command)
     if kind is Tier.BWRAP and bwrap:
         from .bwrap import mount_args, namespace_args
 
@@ -225,7 +225,8 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         argv = (namespace_args(bwrap, policy)
                 + mount_args(policy, tmpdir=None, visible=visible)
                 + ["--seccomp", str(FILTER_FD)])
-        line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, [bash, "-c", script, "bash"]))
+        inner = [bash, "-c", INNER_SCRIPT, "bash", command]
+        line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, inner))
                       + f" {FILTER_FD}<{shlex.quote(str(filt))}")
     elif kind is Tier.LANDLOCK:
         argv = [sys.executable, "-I", "-m", "shellgate.sandbox.confine"]
@@ -242,7 +243,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
             if any(str(protected) == r or str(protected).startswith(r + "/") for r in roots):
                 argv += ["--protect", str(protected)]
         argv += ["--net"] if policy.network else []
-        argv += ["--", bash, "-c", script, "bash"]   # $0 "bash": bash's own error prefix
+        argv += ["--", bash, "-c", INNER_SCRIPT, "bash", command]   # $0 "bash", as bash -c
         line = _outer(argv, "")
     else:
         raise CannotConfine("no sandbox tier works on this machine (run `shellgate doctor`)")

@@ -248,15 +248,21 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
     )
 
 
+# Entries the hook's secret walk reads (~8 µs each) before it stops: every allowed hook call
+# pays for it, so it is a fifth of a recursive reader's bound (that check is the classifier's
+# and fails closed; this one only hides more, and says in the reason when it stopped).
+SECRET_WALK = 2000
+
+
 def workspace_secrets(root: Path, home: Path | None = None) -> tuple[tuple[Path, ...], bool]:
     """Leak-class files under ``root`` (``.env``, ``*.pem``, ``id_rsa``, ``.netrc`` …, and
     where a symlink below leads to a secret), found by the very walk and table a recursive
     reader's check uses (bash/paths.py ``leaks_below``: dependency caches and ``.git``
-    skipped, at most 10,000 entries). Returns (paths, complete)."""
+    skipped), within :data:`SECRET_WALK` entries. Returns (paths, complete)."""
     from ..bash.paths import leaks_below
 
     home = home or Path(os.path.expanduser("~"))
-    found, complete = leaks_below(str(root), str(home))
+    found, complete = leaks_below(str(root), str(home), SECRET_WALK)
     return tuple(Path(p) for p in found), complete
 
 
@@ -269,6 +275,6 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool,
 
     base = build_policy(workspace, home=home, network=network)
     secrets, complete = workspace_secrets(base.workspace, base.home)
-    notes = () if complete else ("the workspace's secret scan stopped at its bound (10,000 "
-                                 "entries): files past it are not hidden",)
+    notes = () if complete else (f"the workspace's secret scan stopped after {SECRET_WALK} "
+                                 "entries: secret files past them are not hidden",)
     return replace(base, write=write, masked=base.masked + secrets), notes
