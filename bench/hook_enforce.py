@@ -1,7 +1,8 @@
 """Enforced hook approvals (SPEC §9): what confinement costs and what it changes.
 
 1. Overhead: ``bash -c <confined true>`` against ``bash -c true`` (medians, ratio, added ms),
-   and the hook process with and without the rewrite (``[hooks] enforce``), interleaved.
+   and the hook process with and without the rewrite (``[hooks] enforce``), interleaved: the
+   rewrite with its line remembered (the usual case) and built anew.
 2. Compatibility: distinct real commands from ``../shared/corpus-data/`` that shellgate allows
    as read-only, run plain and confined in a real project tree (the installed ``click``
    package's source, copied into a git repository); the share with identical stdout, stderr and
@@ -37,26 +38,35 @@ def median_ms(argv: list[str], runs: int, cwd: str) -> float:
     return statistics.median(times)
 
 
-def hook_latency(tree: Path, runs: int) -> tuple[float, float]:
-    """Median ms of ``shellgate hook claude-code`` answering ``git status``, with the rewrite
-    and with ``[hooks] enforce = false``, runs interleaved (so load hits both alike)."""
+def hook_latency(tree: Path, runs: int) -> dict[str, float]:
+    """Median ms of ``shellgate hook claude-code`` answering ``git status``: with the rewrite
+    (its line remembered, and built anew each call) and with ``[hooks] enforce = false``, runs
+    interleaved (so load hits all alike). Each has a config file, so that reading it costs the
+    same in all three."""
     exe = shutil.which("shellgate") or "shellgate"
-    cfg = tree.parent / "cfg-off"
-    (cfg / "shellgate").mkdir(parents=True, exist_ok=True)
-    (cfg / "shellgate" / "config.toml").write_text("[hooks]\nenforce = false\n")
+    env: dict[str, dict[str, str]] = {}
+    for name, value in (("on", "true"), ("on, built anew", "true"), ("off", "false")):
+        cfg = tree.parent / f"cfg-{value}"
+        (cfg / "shellgate").mkdir(parents=True, exist_ok=True)
+        (cfg / "shellgate" / "config.toml").write_text(f"[hooks]\nenforce = {value}\n")
+        env[name] = dict(os.environ, XDG_STATE_HOME=str(tree.parent / "state"),
+                         XDG_CONFIG_HOME=str(cfg))
     payload = json.dumps({"session_id": "b", "cwd": str(tree), "permission_mode": "default",
                           "hook_event_name": "PreToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "git status"}, "tool_use_id": "t"})
-    env_on = dict(os.environ, XDG_STATE_HOME=str(tree.parent / "state"))
-    env_off = dict(env_on, XDG_CONFIG_HOME=str(cfg))
-    times: dict[str, list[float]] = {"on": [], "off": []}
+    from shellgate.sandbox.cachefiles import cache_dir
+
+    lines = cache_dir() / "lines"
+    times: dict[str, list[float]] = {name: [] for name in env}
     for _ in range(runs):
-        for name, env in (("on", env_on), ("off", env_off)):
+        for name, e in env.items():
+            if name == "on, built anew":
+                shutil.rmtree(lines, ignore_errors=True)
             t = time.perf_counter()
             subprocess.run([exe, "hook", "claude-code"], input=payload, text=True,
-                           capture_output=True, env=env, cwd=tree)
+                           capture_output=True, env=e, cwd=tree)
             times[name].append((time.perf_counter() - t) * 1000)
-    return statistics.median(times["on"]), statistics.median(times["off"])
+    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def project_tree(root: Path) -> Path:
@@ -137,9 +147,10 @@ def main() -> int:
         conf = median_ms(["bash", "-c", line], args.runs, str(tree))
         print(f"overhead ({tier.tier}): bash -c true {plain:.2f} ms, confined {conf:.2f} ms "
               f"median of {args.runs}: +{conf - plain:.2f} ms ({conf / plain:.2f}x)")
-        on, off = hook_latency(tree, args.runs)
-        print(f"hook process (git status), median of {args.runs} interleaved: enforce on "
-              f"{on:.1f} ms, off {off:.1f} ms ({on / off:.3f}x)")
+        lat = hook_latency(tree, args.runs)
+        off = lat["off"]
+        print(f"hook process (git status), median of {args.runs} interleaved: "
+              + ", ".join(f"enforce {k} {v:.1f} ms ({v / off:.3f}x)" for k, v in lat.items()))
         if not CORPUS.is_dir():
             print(f"compatibility: skipped ({CORPUS} not found)")
             return 0

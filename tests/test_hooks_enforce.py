@@ -493,3 +493,28 @@ def test_the_command_cannot_choose_where_the_agents_shell_goes(tmp_path, shell, 
     world = make_world(tmp_path)
     proc = run_line(world, shell, confined_line(world, cmd, "read") + '\necho "at=$PWD"')
     assert proc.stdout.splitlines()[-1] == f"at={world['work']}", (proc.stdout, proc.stderr)
+
+
+SCRUB = load("env_scrub.jsonl")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("tier", ["bwrap", "landlock"])
+def test_the_line_clears_exactly_the_secret_named_variables(tmp_path, shell, tier):
+    """Every name of corpus/env_scrub.jsonl set in the agent's environment (upper, lower and
+    mixed case, names no shell can unset like ``MY-TOKEN``): inside, the secret ones are gone
+    and the others are still there, in bash and zsh, in either tier."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world = make_world(tmp_path)
+    for i, row in enumerate(SCRUB):   # PATH, HOME … keep their values
+        world["env"].setdefault(row["name"], f"value-{i}")
+    line = confined_line(world, "env -0", "read", tier)
+    proc = subprocess.run([shell, "-c", line], cwd=world["work"], env=world["env"],
+                          capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    inside = {item.split(b"=", 1)[0].decode() for item in proc.stdout.split(b"\0") if item}
+    kept = {row["name"] for row in SCRUB if not row["secret"]}
+    cleared = {row["name"] for row in SCRUB if row["secret"]}
+    assert kept <= inside, sorted(kept - inside)
+    assert not cleared & inside, sorted(cleared & inside)

@@ -802,18 +802,25 @@ def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]
     return None if complete else (_WALK_BOUND, [])
 
 
-def leaks_below(root: str, home: str, budget: int | None = None) -> tuple[tuple[str, ...], bool]:
+# Told of each thing a walk looks at: ("d", directory) before listing it, ("r", link) for a
+# link resolved, ("l", path) for a path whose type was asked — so that a caller can tell later
+# whether the walk would still find the same (the sandbox's remembered hook lines).
+Note = Callable[[str, str], None]
+
+
+def leaks_below(root: str, home: str, budget: int | None = None,
+                note: Note | None = None) -> tuple[tuple[str, ...], bool]:
     """Every leak-class file below directory ``root`` by the same walk and table as a
     recursive reader's check (a file a name rule names, or where a symlink below leads): what a
     sandbox profile hides of a workspace. At most ``budget`` entries are read (default: a
     recursive reader's bound). Returns (paths, complete)."""
     low = home.lower().rstrip("/") or "/"
-    hits, complete = _secrets_below(root, _table(low), low, first=False, budget=budget)
+    hits, complete = _secrets_below(root, _table(low), low, first=False, budget=budget, note=note)
     return tuple(dict.fromkeys(p for p, _ in hits)), complete
 
 
-def _secrets_below(path: str, table: _Table, home: str, *, first: bool,
-                   budget: int | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
+                   note: Note | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
     """The walk behind :func:`_secret_inside` and :func:`leaks_below`: breadth first, skipping
     ``_WALK_SKIP``, linked directories walked too (each once), at most ``budget`` entries
     read (``_MAX_WALK_ENTRIES`` when None). Returns (hits, complete); ``first`` stops at the
@@ -825,6 +832,8 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool,
     hits: list[tuple[str, list[_Alt]]] = []
     while todo:
         d = todo.pop(0)
+        if note is not None:
+            note("d", d)
         try:
             with os.scandir(d) as it:
                 entries = list(it)
@@ -844,7 +853,7 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool,
                     continue
             try:
                 if e.is_symlink():
-                    found = _link_secret(full, table, home, seen, todo)
+                    found = _link_secret(full, table, home, seen, todo, note)
                     if found is not None:
                         hits.append(found)
                         if first:
@@ -856,11 +865,14 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool,
     return hits, True
 
 
-def _link_secret(link: str, table: _Table, home: str, seen: set[str],
-                 todo: list[str]) -> tuple[str, list[_Alt]] | None:
+def _link_secret(link: str, table: _Table, home: str, seen: set[str], todo: list[str],
+                 note: Note | None = None) -> tuple[str, list[_Alt]] | None:
     """Where a symlink met in a walk leads, when that is a secret (the file, or a directory
     holding credential files); a linked directory that is neither is queued for the walk."""
     real = _realpath(link)
+    if note is not None:
+        note("r", link)
+        note("l", real)
     alts = [a for a in _literal_alts(real, table) if a.rule.leak]
     if not alts and os.path.isdir(real):
         alts = [a for a in _ancestor_alts(real, table, home) if a.rule.leak]

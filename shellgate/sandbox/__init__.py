@@ -12,19 +12,19 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .locations import build_policy
-from .policy import Limits, Policy
 from .probe import Probe, Tier, probe
-from .worktree import GitLayout, active_workspace, find_layout
 
-# Loaded on first use: a hook that only builds a confined line (enforce.py) must not pay for
-# the runner, the fork server and the job control it never uses.
-_RUNNER = frozenset({"ExecResult", "Sandbox", "SandboxUnavailable"})
+# Loaded on first use: a hook that only builds a confined line (enforce.py), usually from a
+# remembered one, must not pay for the policy builder, the runner, the fork server and the job
+# control it never uses. (``probe`` stays eager: the function shadows its module's name.)
+_LAZY = {"ExecResult": "runner", "Sandbox": "runner", "SandboxUnavailable": "runner",
+         "build_policy": "locations", "Limits": "policy", "Policy": "policy",
+         "GitLayout": "worktree", "active_workspace": "worktree", "find_layout": "worktree"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _RUNNER:
-        return getattr(importlib.import_module(f"{__name__}.runner"), name)
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     try:
         return importlib.import_module(f"{__name__}.{name}")  # `from shellgate.sandbox import jobs`
     except ModuleNotFoundError:

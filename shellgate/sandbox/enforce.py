@@ -32,12 +32,16 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._record import record
+from .cachefiles import cache_dir, write_atomic
+from .disk import Disk, still_true
 from .env import DENIED
-from .locations import cache_dir, write_atomic
-from .policy import Policy
 from .probe import Tier
+
+if TYPE_CHECKING:
+    from .policy import Policy
 
 MAX_LINE = 120_000   # below Linux's 128 KiB limit on one argument (MAX_ARG_STRLEN)
 INNER_FD = 3         # the inner shell's final $PWD comes back on this fd
@@ -172,19 +176,35 @@ def _secret_env() -> str:
     return "|".join(map(_fold, DENIED))
 
 
-_NAME_STARTS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"   # (no `string` import)
+def _bash_loops() -> str:
+    """bash's share of :func:`_unset_secrets`: names grouped by first letter (``${!A*} ${!a*}``
+    …), each group's ``case`` holding only the patterns that can match a name starting so —
+    the ``*TOKEN*``-like ones and that letter's own (``AWS_*``). Half the matching of one
+    ``case`` of every pattern against every name, which costs ~1.6 ms a call."""
+    anywhere = [p for p in DENIED if not p[0].isalpha()]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ_":   # (no `string` import)
+        groups.setdefault(tuple(p for p in DENIED if p[0].upper() == c), []).append(c)
+    loops = []
+    for own, starts in groups.items():
+        names = " ".join(f"${{!{c}*}}" + (f" ${{!{c.lower()}*}}" if c.isalpha() else "")
+                         for c in starts)
+        pats = "|".join(map(_fold, anywhere + list(own)))
+        loops.append(f"for __sg_v in {names}; do case $__sg_v in {pats}) "
+                     "unset $__sg_v 2>/dev/null;; esac; done")
+    return "; ".join(loops)
 
 
 @functools.lru_cache(maxsize=1)
 def _unset_secrets() -> str:
     """Shell words that unset every secret-named variable, in whichever shell runs them, with
     no fork: zsh walks its parameter table, bash expands ``${!A*}`` … ``${!_*}`` (each inside
-    ``eval``, so that the other shell never parses it); another shell asks ``env``."""
+    ``eval``, so that the other shell never parses it); another shell asks ``env``. Case is
+    folded with classes (``[Kk]``), not ``${v^^}``: a Turkish locale upper-cases ``i`` to ``İ``."""
     body = f"do case $__sg_v in {_secret_env()}) unset $__sg_v 2>/dev/null;; esac; done"
-    bash_names = " ".join(f"${{!{c}*}}" for c in _NAME_STARTS)
     zsh_names = "${(k)parameters[(R)*export*]}"
     return (f"if [ -n \"${{ZSH_VERSION-}}\" ]; then eval 'for __sg_v in {zsh_names}; {body}'; "
-            f"elif [ -n \"${{BASH_VERSION-}}\" ]; then eval 'for __sg_v in {bash_names}; {body}'; "
+            f"elif [ -n \"${{BASH_VERSION-}}\" ]; then eval '{_bash_loops()}'; "
             "else for __sg_v in $(env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p'); "
             f"{body}; fi")
 
@@ -197,6 +217,28 @@ INNER_SCRIPT = (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EX
                 f'__sg_c=$1; shift; eval "$__sg_c" {INNER_FD}>&-')
 
 
+_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
+
+
+def _odd_secrets() -> list[str]:
+    """``env -u`` words for secret-named variables no shell can unset: names that are not
+    identifiers (``MY-TOKEN``) pass through bash and zsh untouched. A shell cannot create
+    them, so the agent's shell has only what the agent started it with — the environment
+    this hook inherits from the same agent. None here: no words, no extra ``exec``."""
+    import fnmatch
+
+    odd = [k for k in os.environ if (not set(k) <= _NAME or k[:1].isdigit())
+           and any(fnmatch.fnmatchcase(k.upper(), p) for p in DENIED)]
+    if not odd:
+        return []
+    from .trusted import find_program
+
+    found, _ = find_program("env")
+    if not found:
+        raise CannotConfine(f"no trusted env program to clear {odd[0]!r} with")
+    return [found[0].path] + [w for k in odd for w in ("-u", k)]
+
+
 def _outer(runner: list[str], tail: str) -> str:
     """The agent-side line around ``runner`` (quoted words; ``tail`` is added unquoted).
 
@@ -205,16 +247,19 @@ def _outer(runner: list[str], tail: str) -> str:
     environment readable there). Only words that bash and zsh read alike.
     """
     return ("{ __sg_d=$(" + _unset_secrets() + "; exec "
-            + " ".join(map(shlex.quote, runner)) + tail
+            + " ".join(map(shlex.quote, _odd_secrets() + runner)) + tail
             + f" {INNER_FD}>&1 1>&4 4>&-); }} 4>&1; __sg_s=$?; "
             '[ -z "$__sg_d" ] || [ "$__sg_d" = "$PWD" ] || cd -- "$__sg_d" 2>/dev/null; '
             "unset __sg_d; (exit $__sg_s)")
 
 
-def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = None) -> Confined:
+def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = None,
+            disk: Disk | None = None) -> Confined:
     """``command`` as one line that runs it under ``policy`` (``policy.write``: writable roots
-    or none; ``policy.network``). Raises :class:`CannotConfine`."""
+    or none; ``policy.network``). ``disk``: where the mounts look at the disk. Raises
+    :class:`CannotConfine`."""
     tier = tier or hook_tier()
+    disk = disk or Disk()
     kind, bwrap, bash = tier.tier, tier.bwrap, tier.bash
     if kind is Tier.BWRAP and bwrap:
         from .bwrap import mount_args, namespace_args
@@ -222,8 +267,9 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         visible = [p for p in (policy.home, policy.workspace, cwd) if p is not None]
         visible += [Path(d) for d in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(d)]
         filt = tier.filter(policy.network)
+        disk.lstat(str(filt))
         argv = (namespace_args(bwrap, policy)
-                + mount_args(policy, tmpdir=None, visible=visible)
+                + mount_args(policy, tmpdir=None, visible=visible, disk=disk)
                 + ["--seccomp", str(FILTER_FD)])
         inner = [bash, "-c", INNER_SCRIPT, "bash", command]
         line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, inner))
@@ -256,12 +302,94 @@ def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write
                   network: bool, tier: HookTier | None = None) -> Confined:
     """:func:`confine` under the grant's policy for ``workspace``
     (:func:`.locations.grant_policy`), with that policy's notes. Raises
-    :class:`CannotConfine`."""
-    from .locations import grant_policy
+    :class:`CannotConfine`.
 
+    The line around the command is remembered in shellgate's cache with every answer of the
+    disk it was built from (:class:`.disk.Disk` recording): a hook is a new process per call,
+    and building the policy — the path table, the workspace's secret walk, the mounts — is
+    most of what enforcement costs. A remembered line is used only while :func:`.disk.still_true`
+    says the disk gives each answer again (one ``stat`` per path looked at); otherwise, or when
+    an answer came from a directory changed within the last seconds, it is built anew."""
+    tier = tier or hook_tier()
+    key = _line_key(workspace, cwd, write, network, tier)
+    plan = _remembered(key)
+    if plan is None:
+        from .locations import grant_policy
+
+        disk = Disk(record=True)
+        try:
+            policy, notes = grant_policy(workspace, write=write, network=network, disk=disk)
+        except (OSError, ValueError) as exc:
+            raise CannotConfine(f"the sandbox policy could not be built ({exc})") from None
+        line = confine(_HOLE, policy, cwd=Path(cwd), tier=tier, disk=disk).line
+        head, hole, tail = line.partition(shlex.quote(_HOLE))
+        plan = (head, tail, tuple(notes))
+        if hole and not disk.racy and disk.seen is not None:
+            _remember(key, plan, disk.seen)
+    head, tail, notes = plan
+    line = head + shlex.quote(command) + tail
+    if len(line.encode("utf-8", "surrogatepass")) > MAX_LINE:
+        raise CannotConfine(f"the confined command would exceed {MAX_LINE} bytes")
+    return Confined(line, str(tier.tier), notes)
+
+
+# --------------------------------------------------------------------------- remembered lines
+
+_HOLE = "\0shellgate-command\0"   # where the command goes: no path holds a NUL
+_LINES = 64                         # remembered lines kept (one per workspace, cwd and grant)
+# The code a line depends on: a changed file means new lines.
+_CODE = ("sandbox/enforce.py", "sandbox/locations.py", "sandbox/bwrap.py", "sandbox/worktree.py",
+         "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "bash/paths.py",
+         "bash/pathlists.py", "bash/envsecrets.py")
+_ENV = ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+
+
+def _line_key(workspace: str | Path, cwd: str | Path, write: bool, network: bool,
+              tier: HookTier) -> list[object]:
+    """Everything but the disk that the line for these arguments depends on."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code: list[object] = []
+    for rel in _CODE:
+        try:
+            st = os.stat(os.path.join(root, rel))
+            code.append([rel, st.st_ino, st.st_size, st.st_mtime_ns])
+        except OSError:
+            code.append([rel])
+    odd = sorted(k for k in os.environ if not set(k) <= _NAME or k[:1].isdigit())
+    return [code, str(workspace), str(cwd), os.getcwd(), write, network, os.getuid(),
+            os.geteuid(), sys.executable, [os.environ.get(k) for k in _ENV], odd,
+            [str(tier.tier), tier.bwrap, tier.bash, list(tier.filters)]]
+
+
+def _line_file(key: list[object]) -> Path:
+    """Where the line for ``key`` is remembered (the file holds the key too: a crc32 names
+    it, the whole key decides)."""
+    import zlib
+
+    text = json.dumps(key).encode("utf-8", "surrogatepass")
+    return cache_dir() / "lines" / f"{zlib.crc32(text):08x}-{len(text):x}.json"
+
+
+def _remembered(key: list[object]) -> tuple[str, str, tuple[str, ...]] | None:
+    """The remembered (head, tail, notes) for ``key`` while the disk still agrees, else None."""
     try:
-        policy, notes = grant_policy(workspace, write=write, network=network)
-    except (OSError, ValueError) as exc:
-        raise CannotConfine(f"the sandbox policy could not be built ({exc})") from None
-    confined = confine(command, policy, cwd=Path(cwd), tier=tier)
-    return Confined(confined.line, confined.tier, notes)
+        saved = json.loads(_line_file(key).read_text(encoding="utf-8"))
+        head, tail, notes, seen = saved["head"], saved["tail"], saved["notes"], saved["seen"]
+        if not (saved["key"] == key and isinstance(head, str) and isinstance(tail, str)
+                and isinstance(notes, list) and isinstance(seen, list) and still_true(seen)):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return head, tail, tuple(map(str, notes))
+
+
+def _remember(key: list[object], plan: tuple[str, str, tuple[str, ...]], seen: list) -> None:
+    path = _line_file(key)
+    head, tail, notes = plan
+    write_atomic(path, json.dumps(
+        {"key": key, "head": head, "tail": tail, "notes": list(notes), "seen": seen},
+        ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    with contextlib.suppress(OSError):
+        kept = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in kept[_LINES:]:
+            old.unlink()

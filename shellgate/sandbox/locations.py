@@ -15,6 +15,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from .cachefiles import cache_dir, write_atomic
+from .disk import Disk
 from .policy import Limits, Policy, within
 from .worktree import GitLayout, find_layout, git_paths
 
@@ -92,24 +94,6 @@ def table_alts() -> tuple[Alt, ...]:
     return alts
 
 
-def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/shellgate`` (``~/.cache/shellgate``): read-only to every command."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~/.cache"))
-    return root / "shellgate"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` atomically; a failure leaves the old file (caches are never essential)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-
-
 @functools.lru_cache(maxsize=1)
 def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The classifier's implant entries that sit at a fixed place below a project's top
@@ -120,16 +104,18 @@ def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out) + tuple((p, ()) for p in _VENV_PTH)
 
 
-def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout]) -> tuple[Path, ...]:
+def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout],
+                    disk: Disk | None = None) -> tuple[Path, ...]:
     """Implant paths inside ``roots`` — :data:`PROTECTED_NAMES` and the classifier's fixed-place
     implant entries, globs matched on disk now — plus the git hooks/config of ``layouts``."""
+    disk = disk or Disk()
     out: list[Path] = []
     for r in roots:
         out += _protected_in(r)
         for pattern, exclude in _relative_implants():
-            out += _on_disk(r, pattern.split("/"), exclude)
+            out += _on_disk(r, pattern.split("/"), exclude, disk)
     for lay in layouts:
-        out += git_paths(lay)[1]
+        out += git_paths(lay, disk)[1]
     return tuple(dict.fromkeys(out))
 
 
@@ -153,20 +139,21 @@ def own_state(home: Path | None = None) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def masked_paths(home: Path) -> tuple[Path, ...]:
+def masked_paths(home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
     """Every leak-class path of the classifier's table under ``home`` or at an absolute place
     (literal ones whether they exist or not — the tiers skip missing paths; globs expanded on
     disk now; a ``**`` hides its whole directory), plus the sockets of :data:`MASKED_ABSOLUTE`.
     Workspace-relative entries (``.env``, ``*.pem``) are found by :func:`workspace_secrets`."""
+    disk = disk or Disk()
     uid = os.getuid()
     out: list[Path] = []
     for alt, exclude, leak, _implant, pattern in table_alts():
         if not leak or pattern in _VISIBLE_LEAKS:
             continue
         if alt.startswith("~/"):
-            out += _on_disk(home, alt[2:].split("/"), exclude)
+            out += _on_disk(home, alt[2:].split("/"), exclude, disk)
         elif alt.startswith("/") and not alt.startswith("/proc/"):  # /proc is the sandbox's own
-            out += _on_disk(Path("/"), alt[1:].split("/"), exclude)
+            out += _on_disk(Path("/"), alt[1:].split("/"), exclude, disk)
         elif "/" not in alt and not _GLOB & set(alt):   # an anywhere-name: HOME's own too
             out.append(home / alt)
     out += [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE]
@@ -177,7 +164,7 @@ _GLOB = frozenset("*?[")
 _MAX_LIST = 512   # entries looked at per globbed directory
 
 
-def _on_disk(base: Path, segs: list[str], exclude: tuple[str, ...]) -> list[Path]:
+def _on_disk(base: Path, segs: list[str], exclude: tuple[str, ...], disk: Disk) -> list[Path]:
     """The paths under ``base`` that the pattern segments ``segs`` name, as far as the disk
     shows: literal segments are followed, a glob segment is matched against the directory's
     entries, and ``**`` (or a glob with more segments after it) stops at the directory, which
@@ -193,10 +180,7 @@ def _on_disk(base: Path, segs: list[str], exclude: tuple[str, ...]) -> list[Path
             continue
         found: list[str] = []
         for d in here:
-            try:
-                names = sorted(os.listdir(d or "/"))[:_MAX_LIST]
-            except OSError:
-                continue
+            names = disk.listdir(d or "/")[:_MAX_LIST]
             found += [f"{d}/{n}" for n in names if fnmatch.fnmatch(n, seg)
                       and not any(fnmatch.fnmatch(n, x) for x in exclude)]
         here = found
@@ -210,23 +194,25 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
                  writable: Iterable[str | Path] = (), readonly: Iterable[str | Path] = (),
                  masked: Iterable[str | Path] = (), tmpdir: str | Path | None = None,
                  env_passthrough: Iterable[str] = (), env_set: Iterable[tuple[str, str]] = (),
-                 limits: Limits | None = None) -> Policy:
+                 limits: Limits | None = None, disk: Disk | None = None) -> Policy:
     """The default policy for a command whose workspace is ``workspace``.
 
     ``base`` is the workspace the session started in (it stays writable when the live cwd has
     moved into a worktree). For every writable root that is a git worktree, the parts of its
     git dir that commits need are writable too, and its hooks/config are protected.
+    ``disk``: where the disk is looked at (a recording one tells what the policy rests on).
     """
+    disk = disk or Disk()
     ws = Path(workspace).absolute()
     user_roots = [ws] + ([Path(base).absolute()] if base is not None else [])
     user_roots = list(dict.fromkeys(user_roots + [Path(p).absolute() for p in writable]))
     layouts: list[GitLayout] = []
     git_writable: list[Path] = []
     for r in user_roots:
-        lay = find_layout(r)
+        lay = find_layout(r, disk)
         if lay is not None and lay.top == r and lay not in layouts:
             layouts.append(lay)
-            git_writable += git_paths(lay)[0]
+            git_writable += git_paths(lay, disk)[0]
     home_path = Path(home).absolute() if home else Path(os.path.expanduser("~"))
     own = own_state(home_path)
     for d in own:   # a directory that exists can be bound read-only; a missing one could be made
@@ -236,9 +222,9 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
     return Policy(
         workspace=ws,
         writable=tuple(dict.fromkeys(user_roots + git_writable)),
-        readonly=protected_paths(user_roots, layouts) + own
+        readonly=protected_paths(user_roots, layouts, disk) + own
         + tuple(Path(p).absolute() for p in readonly),
-        masked=masked_paths(home_path) + tuple(Path(p).absolute() for p in masked),
+        masked=masked_paths(home_path, disk) + tuple(Path(p).absolute() for p in masked),
         network=network,
         home=home_path,
         tmpdir=Path(tmpdir).absolute() if tmpdir else None,
@@ -254,7 +240,8 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
 SECRET_WALK = 2000
 
 
-def workspace_secrets(root: Path, home: Path | None = None) -> tuple[tuple[Path, ...], bool]:
+def workspace_secrets(root: Path, home: Path | None = None,
+                      disk: Disk | None = None) -> tuple[tuple[Path, ...], bool]:
     """Leak-class files under ``root`` (``.env``, ``*.pem``, ``id_rsa``, ``.netrc`` …, and
     where a symlink below leads to a secret), found by the very walk and table a recursive
     reader's check uses (bash/paths.py ``leaks_below``: dependency caches and ``.git``
@@ -262,19 +249,19 @@ def workspace_secrets(root: Path, home: Path | None = None) -> tuple[tuple[Path,
     from ..bash.paths import leaks_below
 
     home = home or Path(os.path.expanduser("~"))
-    found, complete = leaks_below(str(root), str(home), SECRET_WALK)
+    found, complete = leaks_below(str(root), str(home), SECRET_WALK, (disk or Disk()).note)
     return tuple(Path(p) for p in found), complete
 
 
-def grant_policy(workspace: str | Path, *, write: bool, network: bool,
-                 home: str | Path | None = None) -> tuple[Policy, tuple[str, ...]]:
+def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str | Path | None = None,
+                 disk: Disk | None = None) -> tuple[Policy, tuple[str, ...]]:
     """The policy for a hook's confined command: :func:`build_policy` (nothing writable
     unless ``write``) with the workspace's own secret files hidden too. Returns it with notes
     for the user (a secret walk cut short)."""
     from .._record import replace
 
-    base = build_policy(workspace, home=home, network=network)
-    secrets, complete = workspace_secrets(base.workspace, base.home)
+    base = build_policy(workspace, home=home, network=network, disk=disk)
+    secrets, complete = workspace_secrets(base.workspace, base.home, disk)
     notes = () if complete else (f"the workspace's secret scan stopped after {SECRET_WALK} "
                                  "entries: secret files past them are not hidden",)
     return replace(base, write=write, masked=base.masked + secrets), notes

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._record import record
+from .disk import Disk
 
 
 @record
@@ -24,34 +25,32 @@ class GitLayout:
         return self.gitdir != self.common
 
 
-def _read_pointer(path: Path, prefix: str = "") -> str | None:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
+def _read_pointer(path: Path, prefix: str = "", disk: Disk | None = None) -> str | None:
+    text = (disk or Disk()).read_text(str(path))
+    if text is None:
         return None
+    text = text.strip()
     if prefix:
         return text[len(prefix):].strip() if text.startswith(prefix) else None
     return text or None
 
 
-def find_layout(path: Path) -> GitLayout | None:
+def find_layout(path: Path, disk: Disk | None = None) -> GitLayout | None:
     """The worktree holding ``path`` (walking up), or None outside any git worktree."""
+    disk = disk or Disk()
     path = Path(path).absolute()
     for top in (path, *path.parents):
         dotgit = top / ".git"
-        try:
-            if dotgit.is_dir():
-                return GitLayout(top, dotgit, dotgit)
-            if not dotgit.is_file():
-                continue
-        except OSError:
+        if disk.isdir(str(dotgit)):
+            return GitLayout(top, dotgit, dotgit)
+        if not disk.isfile(str(dotgit)):
             continue
-        target = _read_pointer(dotgit, "gitdir:")
+        target = _read_pointer(dotgit, "gitdir:", disk)
         if not target:
             return None
-        gitdir = (top / target).resolve()
-        common_rel = _read_pointer(gitdir / "commondir")
-        common = (gitdir / common_rel).resolve() if common_rel else gitdir
+        gitdir = Path(disk.realpath(str(top / target)))
+        common_rel = _read_pointer(gitdir / "commondir", disk=disk)
+        common = Path(disk.realpath(str(gitdir / common_rel))) if common_rel else gitdir
         return GitLayout(top, gitdir, common)
     return None
 
@@ -78,7 +77,7 @@ def _within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def git_paths(layout: GitLayout) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+def git_paths(layout: GitLayout, disk: Disk | None = None) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """(writable, protected) paths git needs for commits in ``layout``.
 
     Writable: the worktree's own gitdir and the common dir's object/ref stores and the other
@@ -94,9 +93,6 @@ def git_paths(layout: GitLayout) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     protected = [c / "hooks", c / "config", c / "config.worktree", c / "commondir", c / "info"]
     protected += [layout.gitdir / "config.worktree", layout.gitdir / "commondir"] if layout.linked else []
     for sub, names in (("worktrees", ("config.worktree",)), ("modules", ("hooks", "config"))):
-        try:
-            entries = sorted((c / sub).iterdir())
-        except OSError:
-            continue
+        entries = [c / sub / n for n in (disk or Disk()).listdir(str(c / sub))]
         protected += [e / n for e in entries[:256] for n in names]
     return tuple(writable), tuple(dict.fromkeys(protected))
