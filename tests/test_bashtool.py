@@ -294,3 +294,29 @@ def test_run_cli_uses_a_fresh_sandbox_and_leaves_nothing(world, fake_home) -> No
     assert rc == 0 and live_sandboxes() == []
     if Sandbox().tier is Tier.BWRAP:
         assert out.getvalue() == "1\n"   # bwrap's own init: a fresh sandbox, not a server
+
+
+def test_cd_out_of_the_workspace_is_not_followed(world, tier) -> None:
+    """A denied `cd tests && …` then an allowed `cd ..` must not move the session out of the
+    project silently: the cwd stays, the result says so; inside the workspace cd still moves."""
+    t = _tool(world, sandbox=tier)
+    (world["ws"] / "sub").mkdir()
+    r = _allowed_then(t.run("cd .."))
+    assert t.cwd == world["ws"] and r.cwd == str(world["ws"])
+    assert any("would leave the workspace" in n for n in r.notes), r.notes
+    assert t.run("pwd").stdout == f"{world['ws']}\n"
+    _allowed_then(t.run(f"cd {shlex.quote(str(world['outside']))}"))
+    assert t.cwd == world["ws"]
+    _allowed_then(t.run("cd sub"))
+    assert t.cwd == world["ws"] / "sub"
+
+
+def test_follow_cd_outside_follows_and_says_so(world, tmp_path) -> None:
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text("[sandbox]\nfollow_cd_outside = true\n")
+    t = _tool(world, config=cfg)
+    r = _allowed_then(t.run("cd /usr"))   # (a place the sandbox shows: /tmp is its own)
+    assert t.cwd == Path("/usr")
+    assert any("decisions are still taken against" in n for n in r.notes), r.notes
+    assert t.run("pwd").stdout == "/usr\n"
+

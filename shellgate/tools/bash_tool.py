@@ -179,6 +179,17 @@ class BashTool:
         with self._lock:
             self._cwd = (self._cwd / Path(value).expanduser()).absolute()
 
+    def _inside(self, path: Path) -> bool:
+        """Is ``path`` a place the session may continue in: the workspace (or the worktree of
+        the same repository the gate would take as the workspace there) or an extra writable
+        root? (Not /tmp: under bwrap the sandbox's /tmp is another directory than the host's.)"""
+        try:
+            workspace = Path(self.engine.where(CallContext(cwd=str(path)))[0])
+        except Exception:  # noqa: BLE001 - where() never raises by contract; stay put if it does
+            return False
+        roots = (workspace, self.workspace, *self._extra_writable)
+        return any(path == r or r in path.parents for r in roots)
+
     def run(self, command: str, *, timeout: float | None = None, tool_use_id: str = "") -> BashResult:
         """Decide ``command``, and run it in the sandbox when allowed. Never raises."""
         start = time.monotonic()
@@ -214,16 +225,25 @@ class BashTool:
                               **{**common, "decision": "deny",
                                  "reason": f"the sandbox policy could not be built: {exc}"})
         res = self.sandbox.run(command, policy, cwd)
+        notes = res.notes
+        new_cwd = res.cwd
+        if new_cwd != cwd and not self._inside(new_cwd):
+            if self.settings.follow_cd_outside:
+                notes = (*notes, f"the cwd left the workspace for {new_cwd}; decisions are still "
+                         f"taken against {self.workspace}")
+            else:
+                notes = (*notes, f"cd to {new_cwd} would leave the workspace: the next command "
+                         f"starts in {cwd} ([sandbox] follow_cd_outside = true follows it)")
+                new_cwd = cwd
         with self._lock:
             if self._cwd == cwd:  # a concurrent call's cd wins only if it finished later
-                self._cwd = res.cwd
+                self._cwd = new_cwd
         duration = time.monotonic() - start
         with contextlib.suppress(Exception):  # an audit failure must not fail a finished command
             self.engine.record_execution(command, exit_code=res.exit_code,
                                          duration_ms=duration * 1000, ctx=ctx,
                                          sandbox=res.tier, timed_out=res.timed_out)
-        common.update(cwd=str(res.cwd))
-        notes = res.notes
+        common.update(cwd=str(new_cwd))
         if self.sandbox.tier is Tier.NONE and not self.sandbox.disabled:
             notes = (f"sandbox: {self.sandbox.description}", *notes)
         return BashResult(ran=True, stdout=res.stdout, stderr=res.stderr, exit_code=res.exit_code,

@@ -8,6 +8,9 @@
     prespawn = true             # bwrap: long-lived sandboxes, one per filesystem view (fast);
                                 # false: a fresh bwrap per command
     timeout = 120               # seconds per command
+    follow_cd_outside = false   # a cd out of the workspace: false keeps the cwd where it was
+                                # (with a note); true follows it (decisions stay against the
+                                # workspace)
     writable = ["../shared"]    # more writable roots (relative to the workspace)
     readonly = []               # more paths re-bound read-only inside writable roots
     masked = ["~/.config/secret-tool"]
@@ -42,6 +45,7 @@ class SandboxSettings:
     enabled: bool = True
     tier: str = "auto"
     prespawn: bool = True
+    follow_cd_outside: bool = False
     timeout: float = 120.0
     writable: tuple[str, ...] = ()
     readonly: tuple[str, ...] = ()
@@ -67,7 +71,7 @@ def parse_section(section: Mapping[str, Any] | None) -> SandboxSettings:
         raise ValueError("[sandbox] must be a table")
     lim = s.limits
     for key, value in section.items():
-        if key in ("enabled", "prespawn"):
+        if key in ("enabled", "prespawn", "follow_cd_outside"):
             s = replace(s, **{key: _bool(key, value)})
         elif key == "tier":
             if value not in TIERS:
