@@ -146,3 +146,16 @@ def test_a_remembered_line_for_other_inputs_is_not_used(world, monkeypatch):
     other.mkdir()
     line = confine_grant("ls", other, other, write=True, network=False).line
     assert line == fresh(other, True)
+
+
+def test_a_remembered_line_that_does_not_start_as_lines_do_is_built_anew(world):
+    """A damaged file whose head no longer starts with the scrub and the runner is not used."""
+    import json
+
+    work = world["work"]
+    good = confine_grant("ls", work, work, write=False, network=False).line
+    (path,) = (locations.cache_dir() / "lines").glob("*.json")
+    saved = json.loads(path.read_text())
+    saved["head"] = ""          # the bare command: it would run unconfined
+    path.write_text(json.dumps(saved))
+    assert confine_grant("ls", work, work, write=False, network=False).line == good

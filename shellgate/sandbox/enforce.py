@@ -376,11 +376,23 @@ def _remembered(key: list[object]) -> tuple[str, str, tuple[str, ...]] | None:
         saved = json.loads(_line_file(key).read_text(encoding="utf-8"))
         head, tail, notes, seen = saved["head"], saved["tail"], saved["notes"], saved["seen"]
         if not (saved["key"] == key and isinstance(head, str) and isinstance(tail, str)
-                and isinstance(notes, list) and isinstance(seen, list) and still_true(seen)):
+                and isinstance(notes, list) and isinstance(seen, list)
+                and head.startswith(_start(key)) and still_true(seen)):
             return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return head, tail, tuple(map(str, notes))
+
+
+def _start(key: list[object]) -> str:
+    """How every line for ``key`` begins, up to its runner (bwrap, or the Landlock helper's
+    Python): a remembered file that does not is damaged, and is built anew. (Only processes
+    outside every sandbox can write the cache; this catches damage, not a forger, who could
+    rewrite ~/.bashrc just as well.)"""
+    tier = key[-1]
+    runner = tier[1] if tier[0] == str(Tier.BWRAP) else sys.executable  # type: ignore[index]
+    words = _odd_secrets() + [str(runner)]
+    return "{ __sg_d=$(" + _unset_secrets() + "; exec " + " ".join(map(shlex.quote, words)) + " "
 
 
 def _remember(key: list[object], plan: tuple[str, str, tuple[str, ...]], seen: list) -> None:
