@@ -66,7 +66,23 @@ def hook_latency(tree: Path, runs: int) -> dict[str, float]:
             subprocess.run([exe, "hook", "claude-code"], input=payload, text=True,
                            capture_output=True, env=e, cwd=tree)
             times[name].append((time.perf_counter() - t) * 1000)
-    return {name: statistics.median(v) for name, v in times.items()}
+    out = {name: statistics.median(v) for name, v in times.items()}
+    diffs = [a - b for a, b in zip(times["on"], times["off"], strict=True)]
+    lo, hi = _bootstrap_median(diffs)
+    q = statistics.quantiles(times["off"], n=4)
+    out["added"] = statistics.median(diffs)
+    out["added_lo"], out["added_hi"] = lo, hi
+    out["noise_iqr"] = q[2] - q[0]
+    return out
+
+
+def _bootstrap_median(values: list[float], rounds: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval of the median of ``values`` (fixed seed: reproducible)."""
+    import random
+
+    rng = random.Random(12)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(rounds))
+    return meds[int(0.025 * rounds)], meds[int(0.975 * rounds)]
 
 
 def project_tree(root: Path) -> Path:
@@ -150,7 +166,11 @@ def main() -> int:
         lat = hook_latency(tree, args.runs)
         off = lat["off"]
         print(f"hook process (git status), median of {args.runs} interleaved: "
-              + ", ".join(f"enforce {k} {v:.1f} ms ({v / off:.3f}x)" for k, v in lat.items()))
+              + ", ".join(f"enforce {k} {lat[k]:.1f} ms ({lat[k] / off:.3f}x)"
+                          for k in ("on", "on, built anew", "off")))
+        print(f"  added by the rewrite (paired, remembered line): median {lat['added']:+.2f} ms, "
+              f"95% interval [{lat['added_lo']:+.2f}, {lat['added_hi']:+.2f}] ms; noise: "
+              f"the off runs' interquartile range is {lat['noise_iqr']:.2f} ms")
         if not CORPUS.is_dir():
             print(f"compatibility: skipped ({CORPUS} not found)")
             return 0
