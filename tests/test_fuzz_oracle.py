@@ -234,3 +234,25 @@ def test_vfork_children_inherit_their_runner():
     o.live = type("L", (), {"watched": ()})()
     effects, execs = O._trace_effects(o, trace.parse(log))
     assert effects == [] and execs == ("/usr/bin/locale", "/usr/bin/gzip")
+
+
+def test_commands_in_the_oracle_hold_no_capability(oracle):
+    """As root, a generated ``date -s 2020-01-01`` set the host's clock once (there is no
+    clock namespace for the wall clock): the oracle's commands run with every capability
+    dropped, whoever runs the fuzzer."""
+    obs = oracle.run("grep -E '^Cap(Eff|Prm|Inh|Amb):' /proc/self/status")
+    caps = dict(line.split(":\t") for line in obs.stdout.splitlines())
+    assert set(caps) == {"CapPrm", "CapEff", "CapInh", "CapAmb"}, obs.stdout
+    assert all(int(v, 16) == 0 for v in caps.values()), caps   # (bwrap locks NOROOT: no exec regains one)
+
+
+def test_help_harvesting_holds_no_capability():
+    from shellgate.fuzz.flags import _run
+    from shellgate.fuzz.oracle import sandbox_binary
+
+    try:
+        bwrap = sandbox_binary()
+    except OracleUnavailable as exc:
+        pytest.skip(f"no bwrap: {exc}")
+    out = _run(["grep", "^CapEff:", "/proc/self/status"], bwrap)
+    assert out.split() == ["CapEff:", "0000000000000000"], out

@@ -150,6 +150,7 @@ _FAKE_HOME = "/tmp/home"  # inside the sandbox's own /tmp: empty
 
 def _sandboxed(argv: list[str], bwrap: str) -> list[str]:
     """``argv`` inside bubblewrap, the real HOME (and every other home) hidden."""
+    from ..sandbox.bwrap import cap_drop
     from .oracle import SANDBOX_PATH
 
     masks: list[str] = []
@@ -159,7 +160,7 @@ def _sandboxed(argv: list[str], bwrap: str) -> list[str]:
             masks += ["--tmpfs", home]
     return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
             *masks, "--dir", _FAKE_HOME, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-            "--die-with-parent", "--new-session", "--clearenv",
+            *cap_drop(), "--die-with-parent", "--new-session", "--clearenv",
             "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", _FAKE_HOME,
             "--setenv", "PAGER", "cat", "--setenv", "MANPAGER", "cat", "--setenv", "LANG", "C",
             "--setenv", "MANWIDTH", "200", "--chdir", "/tmp", "--", *argv]

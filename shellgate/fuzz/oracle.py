@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._record import field, record
+from ..sandbox.bwrap import cap_drop
 from . import fixture, trace
 from .programs import exec_allowed as default_exec_allowed
 from .programs import helper_allowed
@@ -304,7 +305,7 @@ class Oracle:
             argv += ["--bind", str(d), str(d)]
         argv += ["--bind", str(self.private), str(self.private)]
         argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                 "--die-with-parent", "--new-session", "--clearenv",
+                 *cap_drop(), "--die-with-parent", "--new-session", "--clearenv",
                  "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", str(self.live.home),
                  "--setenv", "USER", "fuzz", "--setenv", "LOGNAME", "fuzz",
                  "--setenv", "LANG", "C.UTF-8", "--setenv", "TERM", "dumb",
