@@ -256,3 +256,23 @@ def test_help_harvesting_holds_no_capability():
         pytest.skip(f"no bwrap: {exc}")
     out = _run(["grep", "^CapEff:", "/proc/self/status"], bwrap)
     assert out.split() == ["CapEff:", "0000000000000000"], out
+
+
+@pytest.mark.parametrize("cmd", ["git describe --always --broken",
+                                 "git rev-parse --show-superproject-working-tree"])
+def test_git_running_its_own_binary_is_not_an_exec(traced, cmd):
+    """git re-runs ``$(git --exec-path)/git`` for plumbing: that is git, not a new program
+    (a 10-minute campaign reported both as findings)."""
+    obs = traced.run(cmd)
+    assert obs.effects == (), obs.effects
+
+
+def test_git_core_programs_run_by_anyone_else_are_execs(traced):
+    """Only git itself re-running git is exempt: bash running git-core's helpers, or git-core's
+    git directly, is an exec like any program outside the system directories."""
+    import subprocess
+
+    exec_path = subprocess.run(["git", "--exec-path"], capture_output=True, text=True).stdout.strip()
+    obs = traced.run(f"{exec_path}/git-sh-i18n--envsubst --help; {exec_path}/git --version")
+    assert [e.detail for e in obs.effects if e.kind == "exec"] == [
+        f"executed {exec_path}/git-sh-i18n--envsubst", f"executed {exec_path}/git"], obs.effects

@@ -33,7 +33,7 @@ from .._record import field, record
 from ..sandbox.bwrap import cap_drop
 from . import fixture, trace
 from .programs import exec_allowed as default_exec_allowed
-from .programs import helper_allowed
+from .programs import helper_allowed, self_exec
 
 SYSTEM_BIN_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 SANDBOX_PATH = ":".join(SYSTEM_BIN_DIRS)
@@ -422,7 +422,8 @@ class Oracle:
                     first_exec = False
                     continue
                 execs.append(path)
-                ok = os.path.dirname(path) in SYSTEM_BIN_DIRS and (helper or self.exec_allowed(base))
+                ok = (os.path.dirname(path) in SYSTEM_BIN_DIRS and (helper or self.exec_allowed(base))
+                      or self_exec(runner, path))
                 if not ok:
                     effects.append(Effect("exec", f"executed {path}"))
             elif name in ("open", "openat", "openat2", "creat"):

@@ -64,6 +64,30 @@ HELPERS: dict[str, frozenset[str]] = {
 }
 
 
+# Programs that re-run their own binary from a directory of their own: git runs
+# ``$(git --exec-path)/git`` for the plumbing behind some porcelain (``describe --broken`` runs
+# ``diff-index``, ``rev-parse --show-superproject-working-tree`` runs ``ls-files``). Only that
+# very name counts, never the directory's other helpers (``git-remote-https`` is the network).
+@functools.cache
+def own_dirs(runner: str) -> tuple[str, ...]:
+    if runner != "git":
+        return ()
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "--exec-path"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return (out.stdout.strip(),) if out.returncode == 0 and out.stdout.strip() else ()
+
+
+def self_exec(runner: str, path: str) -> bool:
+    """Whether ``runner`` executing ``path`` is it running its own binary again."""
+    import os
+
+    return os.path.basename(path) == runner and os.path.dirname(path) in own_dirs(runner)
+
+
 def exec_allowed(basename: str) -> bool:
     return basename in readonly_programs()
 
