@@ -518,3 +518,18 @@ def test_the_line_clears_exactly_the_secret_named_variables(tmp_path, shell, tie
     cleared = {row["name"] for row in SCRUB if row["secret"]}
     assert kept <= inside, sorted(kept - inside)
     assert not cleared & inside, sorted(cleared & inside)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("lc_all", [None, "C.UTF-8", ""])
+def test_the_scrub_leaves_the_locale_as_it_was(tmp_path, shell, lc_all):
+    """bash's scrub matches in the C locale; the command still sees the agent's LC_ALL, set,
+    empty or unset, and exported as it was."""
+    world = make_world(tmp_path)
+    world["env"].pop("LC_ALL", None)
+    if lc_all is not None:
+        world["env"]["LC_ALL"] = lc_all
+    line = confined_line(world, 'printf "%s|%s" "${LC_ALL-unset}" "$(env | grep -c ^LC_ALL=)"', "read")
+    proc = run_line(world, shell, line)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (f"{lc_all}|1" if lc_all is not None else "unset|0")

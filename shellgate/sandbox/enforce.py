@@ -179,8 +179,9 @@ def _secret_env() -> str:
 def _bash_loops() -> str:
     """bash's share of :func:`_unset_secrets`: names grouped by first letter (``${!A*} ${!a*}``
     …), each group's ``case`` holding only the patterns that can match a name starting so —
-    the ``*TOKEN*``-like ones and that letter's own (``AWS_*``). Half the matching of one
-    ``case`` of every pattern against every name, which costs ~1.6 ms a call."""
+    the ``*TOKEN*``-like ones and that letter's own (``AWS_*``) — matched with ``nocasematch``
+    in the C locale (plain patterns: a third of the text to parse and match), the locale put
+    back before bwrap starts. Together ~2.5 ms less than one folded ``case`` of every pattern."""
     anywhere = [p for p in DENIED if not p[0].isalpha()]
     groups: dict[tuple[str, ...], list[str]] = {}
     for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ_":   # (no `string` import)
@@ -189,10 +190,14 @@ def _bash_loops() -> str:
     for own, starts in groups.items():
         names = " ".join(f"${{!{c}*}}" + (f" ${{!{c.lower()}*}}" if c.isalpha() else "")
                          for c in starts)
-        pats = "|".join(map(_fold, anywhere + list(own)))
+        pats = "|".join(anywhere + list(own))
         loops.append(f"for __sg_v in {names}; do case $__sg_v in {pats}) "
                      "unset $__sg_v 2>/dev/null;; esac; done")
-    return "; ".join(loops)
+    # ASCII case folding is exact only in the C locale (a Turkish one folds I to dotless ı).
+    return ("__sg_l=${LC_ALL-}; __sg_s=${LC_ALL+x}; LC_ALL=C; shopt -s nocasematch; "
+            + "; ".join(loops) + "; shopt -u nocasematch; "
+            'if [ -n "$__sg_s" ]; then LC_ALL=$__sg_l; else unset LC_ALL; fi; '
+            "unset __sg_l __sg_s")
 
 
 @functools.lru_cache(maxsize=1)
