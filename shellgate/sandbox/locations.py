@@ -260,7 +260,10 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str
     for the user (a secret walk cut short)."""
     from .._record import replace
 
+    disk = disk or Disk()
     base = build_policy(workspace, home=home, network=network, disk=disk)
+    if base.home is not None:
+        disk.realpath(str(base.home))   # the path table's HOME aliases follow it
     secrets, complete = workspace_secrets(base.workspace, base.home, disk)
     notes = () if complete else (f"the workspace's secret scan stopped after {SECRET_WALK} "
                                  "entries: secret files past them are not hidden",)
