@@ -70,17 +70,13 @@ def show_audit(path: str | None, *, lines: int, decision: str | None, session: s
         for e in last:
             print(json.dumps(e, ensure_ascii=False))
         return 0
-    table = Table("time", "event", "decision", "rule", "command", "exit", box=None)
+    rows = []
     for e in last:
-        verdict = str(e.get("verdict") or "")
-        # Text cells, escaped: a logged command is data, never markup or terminal control
-        cells = [str(e.get("ts", ""))[:19], str(e.get("event", "")), verdict,
-                 str(e.get("rule", "") or ""), str(e.get("command", ""))[:80],
-                 "" if e.get("exit_code") is None else str(e.get("exit_code"))]
-        row = [Text(visible(c)) for c in cells]
-        row[2].stylize(_STYLE.get(verdict, "default"))
-        table.add_row(*row)
-    console.print(table)
+        rows.append([str(e.get("ts", "")), str(e.get("event", "")), str(e.get("verdict") or ""),
+                     str(e.get("rule", "") or ""), str(e.get("command", "")),
+                     "" if e.get("exit_code") is None else str(e.get("exit_code"))])
+    _print_rows(console, ("time", "event", "decision", "rule", "command", "exit"), rows,
+                short={0: 19, 4: 80}, styled=2)
     if bad[0]:
         console.print(f"[yellow]{bad[0]} unreadable line(s) skipped in {p}[/]")
     return 0
@@ -99,12 +95,30 @@ def list_approvals(store: str | None, *, as_json: bool) -> int:
     if not items:
         console.print(f"no stored approvals in {s.path}")
         return 0
-    table = Table("#", "tool", "approval", "covers", "workspace", "since", box=None)
-    for i, a in enumerate(items, 1):
-        table.add_row(*(Text(visible(c)) for c in (str(i), a.tool, a.label, a.covers,
-                                                    a.workspace or "(any)", a.created)))
-    console.print(table)
+    _print_rows(console, ("#", "tool", "approval", "covers", "workspace", "since"),
+                [[str(i), a.tool, a.label, a.covers, a.workspace or "(any)", a.created]
+                 for i, a in enumerate(items, 1)])
     return 0
+
+
+def _print_rows(console: Console, headers: tuple[str, ...], rows: list[list[str]], *,
+                short: dict[int, int] | None = None, styled: int | None = None) -> None:
+    """A table on a terminal (cells in ``short`` cut to that width); anywhere else — a pipe,
+    a file — one tab-separated line per row, every cell whole, so that ``grep`` and ``cut``
+    see what was logged. Every cell goes through :func:`visible` either way: a logged
+    command is data, never markup or terminal control."""
+    if not console.is_terminal:
+        for row in [list(headers), *rows]:
+            print("\t".join(visible(c) for c in row))   # (visible shows a tab as \\t)
+        return
+    table = Table(*headers, box=None)
+    for row in rows:
+        cells = [Text(visible(c[:short[i]] if short and i in short else c))
+                 for i, c in enumerate(row)]
+        if styled is not None:
+            cells[styled].stylize(_STYLE.get(row[styled], "default"))
+        table.add_row(*cells)
+    console.print(table)
 
 
 def revoke_approvals(store: str | None, which: Iterable[str], *, as_json: bool) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def _audit(cmd: str, ws: Path) -> str:
     buf = io.StringIO()
     with redirect_stdout(buf):
         show_audit(str(log), lines=10, decision=None, session=None, pattern=None, as_json=False)
-    return buf.getvalue()
+    return buf.getvalue().replace("\t", " ")   # (not a terminal: the tabs between cells are ours)
 
 
 def _run(cmd: str, ws: Path) -> str:
@@ -115,3 +116,32 @@ def test_printable_text_is_unchanged() -> None:
     assert visible(text) == text.replace("\t", "\\t")
     assert visible("a\nb\tc\rd", multiline=True) == "a\nb\tc\\rd"
     assert visible("a\nb") == "a\\nb"
+
+
+def test_piped_audit_and_approvals_keep_every_cell_whole(tmp_path: Path) -> None:
+    """Piped (no terminal), ``audit`` and ``approvals list`` print one tab-separated line per
+    entry with nothing cut: a long command, the full timestamp — and controls still escaped."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("shellgate") or "shellgate"
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "s"), "XDG_CONFIG_HOME": str(tmp_path / "c")}
+    long_cmd = "git log --oneline " + " ".join(f"--grep=word{i}" for i in range(30)) + " #\x1b[2K"
+    log = tmp_path / "s" / "shellgate" / "audit.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text(json.dumps({"ts": "2026-01-01T00:00:00.123Z", "event": "decision",
+                               "verdict": "allow", "rule": "chain.mode_matrix",
+                               "command": long_cmd}) + "\n")
+    out = subprocess.run([exe, "audit"], env=env, capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0].split("\t") == ["time", "event", "decision", "rule", "command", "exit"]
+    assert lines[1].split("\t")[:5] == ["2026-01-01T00:00:00.123Z", "decision", "allow",
+                                        "chain.mode_matrix", visible(long_cmd)]
+    assert clean(out.replace("\t", " ")), repr(out)
+    subprocess.run([exe, "approvals", "add", long_cmd.split(" #")[0]], env=env,
+                   capture_output=True, check=True)
+    out = subprocess.run([exe, "approvals", "list"], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    row = out.splitlines()[1].split("\t")
+    assert row[0] == "1" and row[2] == long_cmd.split(" #")[0], out
+    assert subprocess.run([exe, "approvals", "revoke", "1"], env=env, capture_output=True).returncode == 0
