@@ -23,6 +23,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from _helpers import hooks_state, hookspath_world, host_git
 
 from tests.conftest import load
 
@@ -493,3 +494,24 @@ def test_the_command_cannot_choose_where_the_agents_shell_goes(tmp_path, shell, 
     world = make_world(tmp_path)
     proc = run_line(world, shell, confined_line(world, cmd, "read") + '\necho "at=$PWD"')
     assert proc.stdout.splitlines()[-1] == f"at={world['work']}", (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("case", load("hookspath_escapes.jsonl"),
+                         ids=lambda c: f"{c['hooks_path']}:{c['cmd'][:40]}")
+def test_the_write_grant_keeps_the_hooks_directory(tmp_path, case, monkeypatch):
+    """corpus/hookspath_escapes.jsonl: a hook planted where core.hooksPath points, by a confined
+    write-grant line, does not stick: the host's next git status and commit run nothing."""
+    from shellgate.sandbox.enforce import CannotConfine, confine_grant
+
+    world = hookspath_world(tmp_path, case)
+    monkeypatch.setenv("HOME", str(world["home"]))
+    try:
+        line = confine_grant(world["cmd"], world["ws"], world["ws"], write=True, network=False).line
+    except CannotConfine as exc:
+        pytest.skip(f"cannot confine here: {exc}")
+    before = hooks_state(world, case)
+    subprocess.run(["bash", "-c", line], cwd=world["ws"], capture_output=True, stdin=subprocess.DEVNULL,
+                   env={**os.environ, "HOME": str(world["home"])}, check=False)
+    assert hooks_state(world, case) == before
+    host_git(world)
+    assert not world["canary"].exists(), "the host's next git ran a planted hook"

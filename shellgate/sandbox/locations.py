@@ -120,9 +120,11 @@ def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out) + tuple((p, ()) for p in _VENV_PTH)
 
 
-def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout]) -> tuple[Path, ...]:
+def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout],
+                    home: Path | None = None) -> tuple[Path, ...]:
     """Implant paths inside ``roots`` — :data:`PROTECTED_NAMES` and the classifier's fixed-place
-    implant entries, globs matched on disk now — plus the git hooks/config of ``layouts``."""
+    implant entries, globs matched on disk now — plus the git hooks/config of ``layouts`` and
+    the directory their ``core.hooksPath`` names (:func:`hooks_dirs`)."""
     out: list[Path] = []
     for r in roots:
         out += _protected_in(r)
@@ -130,7 +132,25 @@ def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout]) -> tupl
             out += _on_disk(r, pattern.split("/"), exclude)
     for lay in layouts:
         out += git_paths(lay)[1]
+        out += hooks_dirs(lay, home or Path(os.path.expanduser("~")))
     return tuple(dict.fromkeys(out))
+
+
+def hooks_dirs(layout: GitLayout, home: Path) -> tuple[Path, ...]:
+    """The hooks directory git uses for ``layout`` when ``core.hooksPath`` moves it (the bash
+    core's own reading: ``gitconfig.protected_locations``, the very paths the classifier calls
+    implants). A configuration that cannot be read names nothing more here: the classifier
+    fails closed on it."""
+    from ..bash import gitconfig
+
+    try:
+        repo = gitconfig.discover(layout.top)
+        if repo is None:
+            return ()
+        hooks = gitconfig.protected_locations(repo, home)[-1]
+    except (gitconfig.ConfigError, OSError, ValueError, RecursionError):
+        return ()
+    return () if hooks == layout.common / "hooks" else (hooks,)
 
 
 _XDG_BASES: tuple[tuple[str, str], ...] = (
@@ -229,14 +249,15 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
             git_writable += git_paths(lay)[0]
     home_path = Path(home).absolute() if home else Path(os.path.expanduser("~"))
     own = own_state(home_path)
-    for d in own:   # a directory that exists can be bound read-only; a missing one could be made
+    hooks = tuple(h for lay in layouts for h in hooks_dirs(lay, home_path))
+    for d in own + hooks:   # a directory that exists can be bound read-only; a missing one could be made
         if any(within(d, r) for r in user_roots):
             with contextlib.suppress(OSError):
                 d.mkdir(mode=0o700, parents=True, exist_ok=True)
     return Policy(
         workspace=ws,
         writable=tuple(dict.fromkeys(user_roots + git_writable)),
-        readonly=protected_paths(user_roots, layouts) + own
+        readonly=protected_paths(user_roots, layouts, home_path) + own
         + tuple(Path(p).absolute() for p in readonly),
         masked=masked_paths(home_path) + tuple(Path(p).absolute() for p in masked),
         network=network,
