@@ -78,6 +78,9 @@ class ReadonlyResult:
     effect: Effect
     reasons: tuple[Reason, ...]
     checks: CommandChecks | None = None  # None when the script was not checked command by command
+    # Sensitive hits found only from a directory a `cd` leads to (`cd ~/.aws && cat credentials`):
+    # the scan the caller ran saw the context's cwd alone.
+    more_sensitive: tuple[SensitiveHit, ...] = ()
 
 
 def classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...]) -> ReadonlyResult:
@@ -106,7 +109,8 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
         else:
             clean.append(i)
     findings.extend(_loop_variables(script))
-    sensitive = tuple(sensitive) + _rescan(script, ctx, cwds, findings)
+    more = _rescan(script, ctx, cwds, findings)
+    sensitive = tuple(sensitive) + more
     for hit in sensitive:
         if hit.op in (PathOp.READ, PathOp.WRITE):
             verb = "reads" if hit.op is PathOp.READ else "writes"
@@ -116,7 +120,7 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
     if not findings:
         return ReadonlyResult(True, Effect.READ, (), checks)
     reasons = tuple(dict.fromkeys([Reason(f.message, f.span, f.rule) for f in findings]))
-    return ReadonlyResult(False, worst([f.effect for f in findings]), reasons, checks)
+    return ReadonlyResult(False, worst([f.effect for f in findings]), reasons, checks, more)
 
 
 _LOOP_VAR = re.compile(r"(?<![\w$\\-])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)")
