@@ -500,6 +500,65 @@ def implant_location(path: str, workspace: Path, home: Path) -> str | None:
     return None
 
 
+# Names that make a directory a repository to git's discovery (a `.git`, or a bare repository's
+# own files), or change which one it is.
+_DISCOVERY = frozenset({".git", "HEAD", "config", "commondir", "gitdir", "objects", "refs", "packed-refs"})
+
+
+def _inputs(cwd: Path, home: Path) -> list[str]:
+    """Every file and directory whose content decides what git run in ``cwd`` runs: the config
+    files it reads (includes and submodules' too), the git dir, the common dir and the hooks
+    directory. Raises :class:`ConfigError` when a config file cannot be read."""
+    repo = discover(cwd)
+    out: list[Path] = []
+    entries: list[Entry] = []
+
+    def read(f: Path, depth: int) -> None:   # every file read (an empty included one too), in order
+        out.append(f)
+        if depth > _MAX_INCLUDE_DEPTH:
+            raise ConfigError(f"git config includes nest too deep at {f}")
+        for e in read_config(f) or ():
+            entries.append(e)
+            if e.key == "path" and e.section in ("include", "includeif") and e.value:
+                read(_expand(e.value, f.parent, home), depth + 1)
+
+    for f in _config_files(repo, home):
+        read(f, 0)
+    if repo is not None:
+        out += [repo.gitdir, repo.commondir, _hooks_dir(repo, entries, home)]
+    return [os.path.normpath(p) for p in dict.fromkeys(out)]
+
+
+def _within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def written_inputs(cwd: Path, home: Path, writes: tuple[str, ...] | None) -> str | None:
+    """Whether a plain write of the same line (``writes``: absolute paths, None when not known)
+    may change what git run in ``cwd`` reads before it runs — a config file, an included file,
+    the git dir, the hooks — or create a repository on the way to ``cwd`` (a ``.git``, a
+    ``HEAD``/``config``/``objects`` that makes a directory a bare repository): what it is, or
+    None. Never raises."""
+    if not writes:
+        return None if writes == () else "a write of this line whose target is not known"
+    try:
+        inputs = _inputs(cwd, home)
+    except (ConfigError, OSError, ValueError, RecursionError) as exc:
+        return f"the repository could not be inspected ({type(exc).__name__})"
+    here = os.path.normpath(os.path.abspath(cwd))
+    ancestors = [here] + [str(p) for p in Path(here).parents]
+    for p in writes:
+        for i in inputs:
+            if _within(p, i) or _within(i, p):
+                return f"{p} (git reads {i})"
+        for a in ancestors:
+            if _within(a, p):
+                return f"{p} (the directory git runs in, or one above it)"
+            if _within(p, a) and p[len(a.rstrip("/")) + 1:].split("/", 1)[0] in _DISCOVERY:
+                return f"{p} (git looks there for a repository)"
+    return None
+
+
 def _submodules(repo: Repo, home: Path, problems: list[Problem], aliases: frozenset[str],
                 runs: frozenset[Runs]) -> None:
     modules = repo.commondir / "modules"

@@ -427,6 +427,9 @@ def config_findings(call: Call, dirs: list[Path] | None, lazy_fetch: bool = True
     for d in dirs:
         for problem in gitconfig.check(d, call.ctx.home, _ALIASES, lazy_fetch):
             out.append(Finding(f"git repository config: {problem}", call.command.span, "readonly.git_config"))
+        if (written := gitconfig.written_inputs(d, call.ctx.home, call.line_writes)) is not None:
+            out.append(Finding(f"git reads what this line writes first: {written}", call.command.span,
+                               "readonly.git_config"))
     return out
 
 
@@ -439,6 +442,10 @@ def network_findings(call: Call, dirs: list[Path] | None, sub: str) -> list[Find
         for why, where in gitconfig.network_problems(d, call.ctx.home, call.ctx.workspace):
             out.append(Finding(f"git {sub} would run what the repository's configuration names: {why} "
                                f"({where})", call.command.span, "readonly.git_config", Effect.NETWORK))
+        if (written := gitconfig.written_inputs(d, call.ctx.home, call.line_writes)) is not None:
+            # what the line plants cannot be checked now: no network for whatever it names
+            out.append(Finding(f"git {sub} reads what this line writes first: {written}", call.command.span,
+                               "readonly.git_config"))
     return out
 
 
