@@ -7,9 +7,12 @@ is followed (the config of the repository there is checked). Subcommand options 
 in full: git abbreviates long options, and refusing abbreviations is the one way to be sure an
 abbreviation never means an option we did not list. ``--output``, ``--ext-diff``,
 ``--textconv``, ``--show-signature``, ``-O``/``--open-files-in-pager`` and ``%G`` signature
-formats are refused. Network subcommands (fetch, pull, push, clone, ls-remote) are NETWORK.
-Every read form also runs :func:`shellgate.bash.gitconfig.check` for every directory the
-command may run in.
+formats are refused. Network subcommands (fetch, pull, push, clone, ls-remote) are NETWORK,
+and say so when the repository's own configuration names a program they would run
+(:func:`shellgate.bash.gitconfig.network_problems`; the path scanner makes that a prompt).
+Every git command — a read form, ``git --version`` too (trace2 targets write) — also runs
+:func:`shellgate.bash.gitconfig.check` for every directory the command may run in, and is not
+read-only when the same line writes what git reads first (``gitconfig.written_inputs``).
 """
 
 from __future__ import annotations
