@@ -51,6 +51,35 @@ def home_with_key(home: Path, key: str) -> Path:
     return home
 
 
+def hookspath_world(tmp_path: Path, case: dict) -> dict:
+    """A workspace whose ``core.hooksPath`` is ``case["hooks_path"]`` (made when
+    ``case["exists"]``), a fake HOME, the canary a planted hook would touch, and
+    ``case["cmd"]`` with ``$CANARY`` filled in (corpus/hookspath_escapes.jsonl)."""
+    ws = git_workspace(tmp_path / "ws", commit=("README", "hello\n"))
+    home = home_with_key(tmp_path / "home", "CANARY-key\n")
+    subprocess.run(["git", "-C", str(ws), "config", "core.hooksPath", case["hooks_path"]], check=True)
+    if case["exists"]:
+        (ws / case["hooks_path"]).mkdir(parents=True)
+        (ws / case["hooks_path"] / "README").write_text("hooks live here\n")
+    canary = tmp_path / "planted-hook-ran"
+    return {"ws": ws, "home": home, "canary": canary,
+            "cmd": case["cmd"].replace("$CANARY", str(canary))}
+
+
+def host_git(world: dict) -> None:
+    """What the user does next in ``world["ws"]``, outside any sandbox: status, then a commit."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(world["home"]),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["status"], ["commit", "-q", "--allow-empty", "-m", "next"]):
+        subprocess.run(["git", "-C", str(world["ws"]), *args], env=env, capture_output=True, check=False)
+
+
+def hooks_state(world: dict, case: dict) -> dict[str, bytes]:
+    """The hooks directory's entries and their content (empty when it is missing)."""
+    d = world["ws"] / case["hooks_path"]
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())} if d.is_dir() else {}
+
+
 def agent_project(root: Path, subdir: str, readme: str, key: str) -> tuple[Path, Path]:
     """What an agent integration runs in: ``root/work`` (``git init``, a README.md and an empty
     ``subdir``) and a fake HOME ``root/home`` with an SSH key."""

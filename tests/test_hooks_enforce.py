@@ -23,6 +23,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from _helpers import hooks_state, hookspath_world, host_git
 
 from tests.conftest import load
 
@@ -533,3 +534,24 @@ def test_the_scrub_leaves_the_locale_as_it_was(tmp_path, shell, lc_all):
     proc = run_line(world, shell, line)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (f"{lc_all}|1" if lc_all is not None else "unset|0")
+
+
+@pytest.mark.parametrize("case", load("hookspath_escapes.jsonl"),
+                         ids=lambda c: f"{c['hooks_path']}:{c['cmd'][:40]}")
+def test_the_write_grant_keeps_the_hooks_directory(tmp_path, case, monkeypatch):
+    """corpus/hookspath_escapes.jsonl: a hook planted where core.hooksPath points, by a confined
+    write-grant line, does not stick: the host's next git status and commit run nothing."""
+    from shellgate.sandbox.enforce import CannotConfine, confine_grant
+
+    world = hookspath_world(tmp_path, case)
+    monkeypatch.setenv("HOME", str(world["home"]))
+    try:
+        line = confine_grant(world["cmd"], world["ws"], world["ws"], write=True, network=False).line
+    except CannotConfine as exc:
+        pytest.skip(f"cannot confine here: {exc}")
+    before = hooks_state(world, case)
+    subprocess.run(["bash", "-c", line], cwd=world["ws"], capture_output=True, stdin=subprocess.DEVNULL,
+                   env={**os.environ, "HOME": str(world["home"])}, check=False)
+    assert hooks_state(world, case) == before
+    host_git(world)
+    assert not world["canary"].exists(), "the host's next git ran a planted hook"

@@ -90,6 +90,10 @@ CHANGES: list[tuple[str, Callable[[dict[str, Path]], None]]] = [
         (w["work"] / ".venv/lib/python3.11/site-packages/evil.pth").write_text("import os\n"))),
     ("an implant file appears", lambda w: (w["work"] / ".envrc").write_text("# direnv\n")),
     (".git becomes a linked worktree's pointer", _worktree_pointer),
+    ("core.hooksPath is set", lambda w: (
+        (w["work"] / "githooks").mkdir(),
+        subprocess.run(["git", "-C", str(w["work"]), "config", "core.hooksPath", "githooks"],
+                       check=True))),
     ("a directory is renamed", lambda w: (w["work"] / "src").rename(w["work"] / "lib")),
 ]
 

@@ -26,12 +26,20 @@ _WHY = {PathClass.LEAK: "a secret or credential", PathClass.IMPLANT: "a file tha
 
 
 def relevant(hits: Iterable[SensitiveHit]) -> list[SensitiveHit]:
-    """Leak hits for any operation; implant hits only when written."""
-    return [h for h in hits if h.cls is PathClass.LEAK or h.op is PathOp.WRITE]
+    """Leak hits for any operation; implant hits when written, or when the command runs the
+    program such a file names (``git fetch`` with ``core.sshCommand`` in the repository's
+    config: op ``EXEC``)."""
+    return [h for h in hits if h.cls is PathClass.LEAK or h.op is not PathOp.READ]
+
+
+def _part(h: SensitiveHit) -> str:
+    if h.op is PathOp.EXEC:  # the pattern says what runs: "core.sshcommand runs a command …"
+        return f"runs what {h.path} names: {h.pattern}"
+    return f"{_VERB.get(h.op, 'touches')} {h.path} ({_WHY.get(h.cls, h.cls)})"
 
 
 def describe(hits: Iterable[SensitiveHit]) -> str:
-    parts = [f"{_VERB.get(h.op, 'touches')} {h.path} ({_WHY.get(h.cls, h.cls)})" for h in hits]
+    parts = [_part(h) for h in hits]
     return "; ".join(dict.fromkeys(parts))
 
 

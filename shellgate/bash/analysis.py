@@ -32,4 +32,7 @@ def analyse(source: str, ctx: Context) -> Analysis:
         return Analysis(script, False, Effect.EXEC,
                         (Reason(f"internal error in analysis: {type(exc).__name__}: {exc}", None,
                                 "internal.error"),), (), ())
+    if ro.more_sensitive:
+        seen = {(h.span, h.cls, h.path) for h in sensitive}
+        sensitive += tuple(h for h in ro.more_sensitive if (h.span, h.cls, h.path) not in seen)
     return Analysis(script, ro.readonly, ro.effect, ro.reasons, warnings, sensitive, ro.checks)

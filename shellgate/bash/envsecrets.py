@@ -9,7 +9,11 @@ read-only check and the harness's forced prompt treat them as ``cat ~/.ssh/id_rs
   ``printf %s "${AWS_SECRET_ACCESS_KEY}"``, an assignment value, an unquoted here-doc body);
 * a command that prints such a variable by name (``printenv GITHUB_TOKEN``, ``declare -p X``);
 * a whole-environment dump (``printenv``, ``env`` with no command, ``set``, ``declare -p``,
-  ``export -p``, ``ps axe`` / ``ps e`` / ``ps -o environ``).
+  ``export -p``, ``ps axe`` / ``ps e`` / ``ps -o environ``, jq's ``env`` and ``$ENV``), or one
+  secret variable read by name (``jq -n '$ENV.OPENAI_API_KEY'``);
+* an interpreter's inline code that reads the environment (``python -c 'print(os.environ)'``,
+  ``node -e``, ``perl -e``, ``ruby -e``, ``php -r``): a cheap textual look, since such a command
+  is never read-only — it only names the leak.
 
 ``SECRET_ENV_NAMES`` is the one table of secret-named variables. It lives here (the bash core
 imports nothing else); the sandbox's environment scrub may import it for its DENIED list.
@@ -212,8 +216,83 @@ def _ps(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     return []
 
 
+def _jq(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
+    """jq's ``env`` / ``$ENV`` print the environment (``jq -n env``), or one variable
+    (``$ENV.OPENAI_API_KEY``): read with jq's own table and program reader."""
+    from .commands.jq import jq_env_reads
+
+    reads = jq_env_reads(cmd.args)
+    if not reads:
+        return []
+    if None in reads:
+        return [_dump(cmd.span)]
+    out = []
+    for name in reads:
+        pattern = secret_pattern(name) if name is not None else None
+        if pattern is not None:
+            out.append(SensitiveHit(f"${name}", PathClass.LEAK, PathOp.READ, cmd.span, pattern))
+    return out
+
+
+# Interpreters whose inline code may print the environment (``python -c 'print(os.environ)'``,
+# ``node -e 'console.log(process.env)'``): never read-only anyway, so a cheap textual look is
+# enough — it only names the leak in the reason (and forces the prompt, as for printenv). Per
+# interpreter: the options whose value (or, for a bundle such as ``perl -le``, the next word) is
+# code, the text that reaches the environment at all, and the spellings that read one variable
+# by name (a group ``name``). Code on stdin from a here-document counts too.
+_CODE_ENV: dict[str, tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]] = {
+    "python": (frozenset({"-c"}), re.compile(r"\benviron[b]?\b|\bgetenv[b]?\b"),
+               re.compile(r"""(?:environ[b]?\s*\[|(?:environ[b]?\.get|getenv[b]?)\s*\()\s*[rb]?(['"])(?P<name>\w+)\1""")),
+    "node": (frozenset({"-e", "--eval", "-p", "--print"}), re.compile(r"\bprocess\s*\.\s*env\b"),
+             re.compile(r"""process\.env(?:\.(?P<name>\w+)|\[\s*(['"`])(?P<q>\w+)\2\s*\])""")),
+    "perl": (frozenset({"-e", "-E"}), re.compile(r"[%$@]ENV\b|\bENV\b"),
+             re.compile(r"""\$ENV\s*\{\s*(['"]?)(?P<name>\w+)\1\s*\}""")),
+    "ruby": (frozenset({"-e"}), re.compile(r"\bENV\b"),
+             re.compile(r"""ENV(?:\s*\[|\.fetch\s*\(?)\s*(['"])(?P<name>\w+)\1""")),
+    "php": (frozenset({"-r"}), re.compile(r"\bgetenv\b|\$_ENV\b|\$_SERVER\b"),
+            re.compile(r"""(?:getenv\s*\(|\$_(?:ENV|SERVER)\s*\[)\s*(['"])(?P<name>\w+)\1""")),
+}
+_INTERPRETER = re.compile(r"(python|node|perl|ruby|php)(?:js)?[\d.]*")
+
+
+def _code_words(cmd: Command, flags: frozenset[str]) -> list[tuple[str, Span]]:
+    """The inline code a command line gives its interpreter: the value of a code option (also
+    ending a bundle of short options, ``-le``), and here-document bodies (``python - <<EOF``)."""
+    out: list[tuple[str, Span]] = []
+    args = cmd.args
+    letters = {f[1] for f in flags if len(f) == 2}
+    for k, w in enumerate(args[:-1]):
+        t = w.text
+        bundle = t.startswith("-") and not t.startswith("--") and len(t) > 2 and t[-1] in letters \
+            and t[1:].isalpha()
+        if t in flags or bundle:
+            out.append((args[k + 1].text, args[k + 1].span))
+    out += [(r.heredoc, r.span) for r in cmd.redirects if r.heredoc]
+    return out
+
+
+def _interpreter(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
+    """An interpreter's inline code that reads the environment: every variable, or the
+    secret-named ones it reads by name (``os.environ["OPENAI_API_KEY"]``)."""
+    m = _INTERPRETER.fullmatch((cmd.name or "").rsplit("/", 1)[-1])
+    if m is None:
+        return []
+    flags, reaches, named = _CODE_ENV[m.group(1)]
+    out: list[SensitiveHit] = []
+    for code, span in _code_words(cmd, flags):
+        by_name = [(n.span(), n.group("name") or n.groupdict().get("q")) for n in named.finditer(code)]
+        for hit in reaches.finditer(code):
+            if not any(a <= hit.start() < b for (a, b), _name in by_name):
+                return [_dump(span)]  # the environment as a whole, or a name we cannot read
+        for _span, name in by_name:
+            pattern = secret_pattern(name) if name else None
+            if pattern is not None:
+                out.append(SensitiveHit(f"${name}", PathClass.LEAK, PathOp.READ, span, pattern))
+    return out
+
+
 _PRINTERS = {
-    "printenv": _printenv, "env": _env, "set": _set, "ps": _ps,
+    "printenv": _printenv, "env": _env, "set": _set, "ps": _ps, "jq": _jq, "gojq": _jq, "jaq": _jq,
     **dict.fromkeys(("declare", "typeset", "export", "readonly", "local"), _declare),
 }
 
@@ -230,7 +309,10 @@ def env_hits(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     if cmd.redirects:
         out.extend(_heredoc_hits(cmd))
     if cmd.kind is CommandKind.SIMPLE and (name := cmd.name) is not None:
-        printer = _PRINTERS.get(name.rsplit("/", 1)[-1])
+        base = name.rsplit("/", 1)[-1]
+        printer = _PRINTERS.get(base)
         if printer is not None:
             out.extend(printer(cmd, has_inner))
+        elif base[:1] in "pnr":  # python, perl, php, node, ruby
+            out.extend(_interpreter(cmd, has_inner))
     return out

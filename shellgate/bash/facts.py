@@ -34,6 +34,7 @@ class PathClass(StrEnum):
 class PathOp(StrEnum):
     READ = "read"
     WRITE = "write"
+    EXEC = "exec"    # a program the file names runs (a repository's git config or hooks)
 
 
 @record

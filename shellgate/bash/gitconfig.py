@@ -2,10 +2,12 @@
 
 Plain ``git status`` runs a repository's ``core.fsmonitor`` helper, ``git diff`` its
 ``diff.external`` and textconv drivers, status its clean filters (openai/codex PR 27041,
-Qwen Code issue 8575). So git's read forms are read-only only when no configuration in scope
-names a program. We find the repository the way git does from the working directory (a
-``.git`` directory, a ``.git`` file with ``gitdir:`` for worktrees and submodules, ``commondir``,
-or a bare repository directory), then read — ourselves, no git process — every file git would:
+Qwen Code issue 8575), and any read form in a partial clone fetches missing objects from the
+promisor remote (running ``core.sshCommand`` or ``remote.<name>.uploadpack``). Which keys run
+what, and in which forms, is the table in ``gitkeys.py``. We find the repository the way git
+does from the working directory (a ``.git`` directory, a ``.git`` file with ``gitdir:`` for
+worktrees and submodules, ``commondir``, or a bare repository directory), then read —
+ourselves, no git process — every file git would:
 
 * system ``/etc/gitconfig`` (or ``$GIT_CONFIG_SYSTEM``; skipped with ``GIT_CONFIG_NOSYSTEM``);
 * global ``~/.gitconfig`` and ``$XDG_CONFIG_HOME/git/config`` (both ``~/.config/git/config``
@@ -16,25 +18,35 @@ or a bare repository directory), then read — ourselves, no git process — eve
 * every ``include.path`` and ``includeIf.<cond>.path`` — whatever the condition (a superset);
 * the configs of submodules under ``<commondir>/modules`` (``git status`` recurses into them).
 
-It also refuses a ``post-index-change`` hook (status and diff may refresh and rewrite the index,
-which runs it). A file that cannot be read or parsed counts as a problem: fail closed.
-``core.sshCommand``, ``credential.helper`` and ``core.editor`` are not checked: git's read
-forms never use them (network forms are never read-only anyway).
+:func:`check` answers for the read forms: every file above, the keys git's read forms run
+(``Runs.READ``), and a ``post-index-change`` hook (status and diff may refresh and rewrite the
+index, which runs it). :func:`network_problems` answers for the network forms (fetch, pull,
+push, clone, ls-remote): the repository's own files only (the user's global config is theirs),
+every key a network form may run (``Runs.READ`` or ``Runs.NETWORK``: pull merges and checks
+out), and the hooks of a repository that is not the workspace's own (a bare repository
+committed into the workspace brings its hooks with it). A file that cannot be read or parsed
+counts as a problem: fail closed.
+
+:func:`protected_locations` names the files and directories of a repository whose change makes
+git run something: its config files and the hooks directory (``core.hooksPath`` resolved as
+git does: relative to the work tree, or to the git dir of a bare repository). The sensitive-path
+check treats writes there as implants, and the sandbox binds them read-only.
 
 Parsed files are cached by (mtime, size, inode), so a warm check is a few ``stat`` calls.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .._record import record
+from . import gitkeys
+from .gitkeys import Runs
 
-_FALSE = {"false", "no", "off", "0", ""}
-_TRUE = {"true", "yes", "on", "1"}
 _MAX_INCLUDE_DEPTH = 10
 _MAX_MODULES = 200
 
@@ -216,32 +228,22 @@ def read_config(path: Path) -> tuple[Entry, ...] | None:
 
 # --- which keys run programs ----------------------------------------------------------------------
 
+_READ_RUNS = frozenset({Runs.READ})
+_NETWORK_RUNS = frozenset({Runs.READ, Runs.NETWORK})
+
+
+def _program(e: Entry, runs: frozenset[Runs], skip: frozenset[str] = frozenset()) -> str | None:
+    """Why this entry makes a form of ``runs`` run something (the key named), or None.
+    ``skip``: table entries (by name) that do not count here."""
+    k = gitkeys.program_key(e.section, e.subsection, e.key, e.value)
+    if k is None or not (k.runs & runs) or k.name in skip:
+        return None
+    return f"{gitkeys.shown(k, e.subsection, e.key)} {k.why}"
+
+
 def program_key(e: Entry) -> str | None:
     """Why this entry makes git's read forms run something, or None."""
-    v = (e.value or "").strip()
-    low = v.lower()
-    s, k = e.section, e.key
-    if s == "core" and k == "fsmonitor" and e.value is not None and low not in _FALSE:
-        return "core.fsmonitor runs a file-system monitor program on status/diff"
-    if s == "core" and k == "pager":
-        return "core.pager names a pager program"
-    if s == "pager" and (e.value is None or low not in _FALSE):
-        return f"pager.{e.subsection or ''} runs a pager"
-    if s == "diff" and k == "external":
-        return "diff.external runs an external diff program"
-    if s == "diff" and e.subsection is not None and k in ("textconv", "command"):
-        return f"diff.{e.subsection}.{k} runs a program on diffs"
-    if s == "filter":
-        return f"filter.{e.subsection or ''}.{k} runs a filter program on files"
-    if s == "core" and k == "alternaterefscommand":
-        return "core.alternateRefsCommand runs a program"
-    if s == "uploadpack" and k == "packobjectshook":
-        return "uploadpack.packObjectsHook runs a program"
-    if s == "log" and k == "showsignature" and (e.value is None or low in _TRUE):
-        return "log.showSignature runs gpg on every commit shown"
-    if s == "trace2" and k.endswith("target"):
-        return f"trace2.{k} writes trace output on every git command"
-    return None
+    return _program(e, _READ_RUNS)
 
 
 @record
@@ -303,32 +305,39 @@ def _expand(p: str, base: Path, home: Path) -> Path:
     return q if q.is_absolute() else base / q
 
 
-def _scan_file(path: Path, home: Path, problems: list[str], entries: list[Entry], depth: int = 0,
-               aliases: frozenset[str] = frozenset()) -> None:
+# A problem: what runs and why, and the file (or hook) that says so.
+Problem = tuple[str, Path]
+
+
+def _scan_file(path: Path, home: Path, problems: list[Problem], entries: list[Entry], depth: int = 0,
+               aliases: frozenset[str] = frozenset(), runs: frozenset[Runs] = _READ_RUNS,
+               skip: frozenset[str] = frozenset()) -> None:
     if depth > _MAX_INCLUDE_DEPTH:
-        problems.append(f"git config includes nest too deep at {path}")
+        problems.append(("git config includes nest too deep", path))
         return
     try:
         found = read_config(path)
     except ConfigError as exc:
-        problems.append(f"git config {path} could not be read ({exc})")
+        problems.append((f"git config could not be read ({exc})", path))
         return
     if found is None:
         return
     for e in found:
         entries.append(e)
-        why = program_key(e)
+        why = _program(e, runs, skip)
         if why:
-            problems.append(f"{why} ({path})")
+            problems.append((why, path))
         if e.section == "alias" and e.subsection is None and e.key in aliases:
-            problems.append(f"alias.{e.key} would run instead of a subcommand this git may lack ({path})")
+            problems.append((f"alias.{e.key} would run instead of a subcommand this git may lack", path))
         if e.key == "path" and (e.section == "include" or e.section == "includeif"):
             if not e.value:
                 continue
-            _scan_file(_expand(e.value, path.parent, home), home, problems, entries, depth + 1, aliases)
+            _scan_file(_expand(e.value, path.parent, home), home, problems, entries, depth + 1, aliases,
+                       runs, skip)
 
 
-def _config_files(repo: Repo | None, home: Path) -> list[Path]:
+def _user_files(home: Path) -> list[Path]:
+    """The system and global config files git reads (``GIT_CONFIG_*`` as git reads them)."""
     env = os.environ
     files: list[Path] = []
     if not env.get("GIT_CONFIG_NOSYSTEM"):
@@ -340,47 +349,231 @@ def _config_files(repo: Repo | None, home: Path) -> list[Path]:
         files.append(home / ".config" / "git" / "config")
         if env.get("XDG_CONFIG_HOME"):
             files.append(Path(env["XDG_CONFIG_HOME"]) / "git" / "config")
-    if repo is not None:
-        files.append(repo.commondir / "config")
-        files.append(repo.commondir / "config.worktree")
-        if repo.gitdir != repo.commondir:
-            files.append(repo.gitdir / "config.worktree")
     return files
 
 
-def _hooks_dir(repo: Repo, entries: list[Entry], home: Path) -> Path | None:
+def _repo_files(repo: Repo) -> list[Path]:
+    """The repository's own config files: ``config`` and ``config.worktree`` of the common dir,
+    and the worktree's ``config.worktree``."""
+    files = [repo.commondir / "config", repo.commondir / "config.worktree"]
+    if repo.gitdir != repo.commondir:
+        files.append(repo.gitdir / "config.worktree")
+    return files
+
+
+def _config_files(repo: Repo | None, home: Path) -> list[Path]:
+    return _user_files(home) + (_repo_files(repo) if repo is not None else [])
+
+
+def _hooks_dir(repo: Repo, entries: list[Entry], home: Path) -> Path:
+    """Where git looks for the repository's hooks: the last ``core.hooksPath`` (relative to the
+    work tree, or to the git dir of a bare repository; ``~`` is HOME), else ``hooks`` in the
+    common dir."""
     paths = [e.value for e in entries if e.section == "core" and e.key == "hookspath" and e.value]
     if not paths:
         return repo.commondir / "hooks"
-    p = paths[-1]
     base = repo.worktree if repo.worktree is not None else repo.gitdir
-    return _expand(p, base, home)
+    return Path(os.path.normpath(_expand(paths[-1], base, home)))
 
 
-def check(cwd: Path, home: Path, aliases: frozenset[str] = frozenset()) -> tuple[str, ...]:
+def _inspect(run: Callable[[list[Problem]], None]) -> list[Problem]:
+    """The problems ``run`` finds, with a repository that cannot be read as one more. Never
+    raises."""
+    problems: list[Problem] = []
+    try:
+        run(problems)
+    except ConfigError as exc:
+        problems.append((f"git repository could not be inspected ({exc})", Path(".")))
+    except (OSError, ValueError, RecursionError) as exc:
+        problems.append((f"git repository could not be inspected ({type(exc).__name__}: {exc})",
+                         Path(".")))
+    return list(dict.fromkeys(problems))
+
+
+def check(cwd: Path, home: Path, aliases: frozenset[str] = frozenset(),
+          lazy_fetch: bool = True) -> tuple[str, ...]:
     """Problems that make git's read forms unsafe in ``cwd``; empty when none. Never raises.
 
     ``aliases``: subcommand names whose ``alias.<name>`` entries count as problems (git runs an
-    alias when it has no builtin of that name, e.g. a subcommand removed in a newer git)."""
-    problems: list[str] = []
-    try:
+    alias when it has no builtin of that name, e.g. a subcommand removed in a newer git).
+    ``lazy_fetch`` false: the command runs with ``--no-lazy-fetch``, so a promisor remote is
+    never contacted."""
+    def run(problems: list[Problem]) -> None:
         repo = discover(cwd)
         entries: list[Entry] = []
+        skip = frozenset() if lazy_fetch else gitkeys.LAZY_FETCH
         for f in _config_files(repo, home):
-            _scan_file(f, home, problems, entries, aliases=aliases)
+            _scan_file(f, home, problems, entries, aliases=aliases, skip=skip)
         if repo is not None:
             hooks = _hooks_dir(repo, entries, home)
-            if hooks is not None and (hooks / "post-index-change").exists():
-                problems.append(f"a post-index-change hook ({hooks}) runs when status refreshes the index")
-            _submodules(repo, home, problems, aliases)
-    except ConfigError as exc:
-        problems.append(f"git repository could not be inspected ({exc})")
-    except (OSError, ValueError, RecursionError) as exc:
-        problems.append(f"git repository could not be inspected ({type(exc).__name__}: {exc})")
-    return tuple(dict.fromkeys(problems))
+            if (hooks / "post-index-change").exists():
+                problems.append(("a post-index-change hook runs when status refreshes the index", hooks))
+            _submodules(repo, home, problems, aliases, _READ_RUNS)
+
+    return tuple(f"{why} ({where})" for why, where in _inspect(run))
 
 
-def _submodules(repo: Repo, home: Path, problems: list[str], aliases: frozenset[str]) -> None:
+def network_problems(cwd: Path, home: Path, workspace: Path) -> tuple[Problem, ...]:
+    """What a network form (fetch, pull, push, clone, ls-remote) run in ``cwd`` may run because
+    the repository's own configuration says so: keys of ``Runs.READ`` or ``Runs.NETWORK`` in its
+    config files (and their includes) and its submodules', and — unless it is the repository of
+    ``workspace`` (whose hooks the sandbox and the classifier protect) — every hook in its hooks
+    directory. Empty outside a repository. Never raises."""
+    def run(problems: list[Problem]) -> None:
+        repo = discover(cwd)
+        if repo is None:
+            return
+        try:
+            mine = discover(workspace)
+        except ConfigError:
+            mine = None
+        own = mine.commondir if mine is not None else None
+        entries: list[Entry] = []
+        for f in _user_files(home):   # for core.hooksPath only: the user's own keys are theirs
+            with contextlib.suppress(ConfigError):
+                _scan_file(f, home, [], entries, runs=frozenset())
+        for f in _repo_files(repo):
+            _scan_file(f, home, problems, entries, runs=_NETWORK_RUNS)
+        _submodules(repo, home, problems, frozenset(), _NETWORK_RUNS)
+        if own is not None and _same(repo.commondir, own):
+            return
+        hooks = _hooks_dir(repo, entries, home)
+        for name in _hook_names(hooks):
+            problems.append((f"the hook {name} may run (a repository brings its own hooks)", hooks / name))
+
+    return tuple(_inspect(run))
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def _hook_names(hooks: Path) -> list[str]:
+    """The hooks in ``hooks`` git may run: every entry but git's ``*.sample`` files."""
+    try:
+        names = sorted(os.listdir(hooks))
+    except OSError:
+        return []
+    return [n for n in names if not n.endswith(".sample")]
+
+
+def files_in_scope(repo: Repo | None, home: Path) -> list[Path]:
+    """Every configuration file git reads for ``repo``, included ones too (as far as they can
+    be read): what an answer drawn from the configuration rests on."""
+    out: list[Path] = []
+    for f in _config_files(repo, home):
+        out.append(f)
+        try:
+            out += [p for p, _e in _entries_with_files(f, home) if p != f]
+        except (ConfigError, OSError, ValueError, RecursionError):
+            continue
+    return list(dict.fromkeys(out))
+
+
+def protected_locations(repo: Repo, home: Path) -> tuple[Path, ...]:
+    """The files and directories of ``repo`` whose change makes git run something: its config
+    files and its hooks directory (``core.hooksPath`` resolved as git does). Raises
+    :class:`ConfigError` when a config file cannot be read."""
+    entries: list[Entry] = []
+    for f in _config_files(repo, home):
+        for _path, e in _entries_with_files(f, home):
+            entries.append(e)
+    return (*_repo_files(repo), repo.gitdir / "commondir", _hooks_dir(repo, entries, home))
+
+
+def _existing_dir(path: str) -> Path:
+    """The deepest existing directory on the way to ``path`` (where git would be discovered)."""
+    d = Path(path).parent
+    while not d.is_dir() and d != d.parent:
+        d = d.parent
+    return d
+
+
+def implant_location(path: str, workspace: Path, home: Path) -> str | None:
+    """What ``path`` (absolute, normalised) is to git when it lies among the
+    :func:`protected_locations` of the repository that holds it or of the workspace's — "the
+    hooks directory /ws/.githooks (core.hooksPath)", "the repository config /ws/vendor/lib/config"
+    — or None. A repository that cannot be inspected is reported too (fail closed). Never
+    raises."""
+    try:
+        repos = {r.commondir: r for r in (discover(_existing_dir(path)), discover(workspace))
+                 if r is not None}
+        for repo in repos.values():
+            *configs, commondir, hooks = protected_locations(repo, home)
+            for loc, what in ((hooks, "the hooks directory"), (commondir, "the commondir file"),
+                              *((c, "the repository config") for c in configs)):
+                for spelled in dict.fromkeys((str(loc), os.path.realpath(loc))):
+                    if path == spelled or path.startswith(spelled.rstrip("/") + "/"):
+                        return f"{what} {loc}"
+    except (ConfigError, OSError, ValueError, RecursionError) as exc:
+        return f"a git repository that could not be inspected ({type(exc).__name__})"
+    return None
+
+
+# Names that make a directory a repository to git's discovery (a `.git`, or a bare repository's
+# own files), or change which one it is.
+_DISCOVERY = frozenset({".git", "HEAD", "config", "commondir", "gitdir", "objects", "refs", "packed-refs"})
+
+
+def _inputs(cwd: Path, home: Path) -> list[str]:
+    """Every file and directory whose content decides what git run in ``cwd`` runs: the config
+    files it reads (includes and submodules' too), the git dir, the common dir and the hooks
+    directory. Raises :class:`ConfigError` when a config file cannot be read."""
+    repo = discover(cwd)
+    out: list[Path] = []
+    entries: list[Entry] = []
+
+    def read(f: Path, depth: int) -> None:   # every file read (an empty included one too), in order
+        out.append(f)
+        if depth > _MAX_INCLUDE_DEPTH:
+            raise ConfigError(f"git config includes nest too deep at {f}")
+        for e in read_config(f) or ():
+            entries.append(e)
+            if e.key == "path" and e.section in ("include", "includeif") and e.value:
+                read(_expand(e.value, f.parent, home), depth + 1)
+
+    for f in _config_files(repo, home):
+        read(f, 0)
+    if repo is not None:
+        out += [repo.gitdir, repo.commondir, _hooks_dir(repo, entries, home)]
+    return [os.path.normpath(p) for p in dict.fromkeys(out)]
+
+
+def _within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def written_inputs(cwd: Path, home: Path, writes: tuple[str, ...] | None) -> str | None:
+    """Whether a plain write of the same line (``writes``: absolute paths, None when not known)
+    may change what git run in ``cwd`` reads before it runs — a config file, an included file,
+    the git dir, the hooks — or create a repository on the way to ``cwd`` (a ``.git``, a
+    ``HEAD``/``config``/``objects`` that makes a directory a bare repository): what it is, or
+    None. Never raises."""
+    if not writes:
+        return None if writes == () else "a write of this line whose target is not known"
+    try:
+        inputs = _inputs(cwd, home)
+    except (ConfigError, OSError, ValueError, RecursionError) as exc:
+        return f"the repository could not be inspected ({type(exc).__name__})"
+    here = os.path.normpath(os.path.abspath(cwd))
+    ancestors = [here] + [str(p) for p in Path(here).parents]
+    for p in writes:
+        for i in inputs:
+            if _within(p, i) or _within(i, p):
+                return f"{p} (git reads {i})"
+        for a in ancestors:
+            if _within(a, p):
+                return f"{p} (the directory git runs in, or one above it)"
+            if _within(p, a) and p[len(a.rstrip("/")) + 1:].split("/", 1)[0] in _DISCOVERY:
+                return f"{p} (git looks there for a repository)"
+    return None
+
+
+def _submodules(repo: Repo, home: Path, problems: list[Problem], aliases: frozenset[str],
+                runs: frozenset[Runs]) -> None:
     modules = repo.commondir / "modules"
     if not modules.is_dir():
         return
@@ -390,14 +583,14 @@ def _submodules(repo: Repo, home: Path, problems: list[str], aliases: frozenset[
         if "config" in files and "HEAD" in files:
             count += 1
             if count > _MAX_MODULES:
-                problems.append("too many submodules to inspect")
+                problems.append(("too many submodules to inspect", modules))
                 return
             entries: list[Entry] = []
             sub = Path(root)
-            _scan_file(sub / "config", home, problems, entries, aliases=aliases)
+            _scan_file(sub / "config", home, problems, entries, aliases=aliases, runs=runs)
             hooks = sub / "hooks" / "post-index-change"
-            if hooks.exists():
-                problems.append(f"a post-index-change hook in submodule {sub}")
+            if runs is _READ_RUNS and hooks.exists():
+                problems.append(("a post-index-change hook in a submodule", sub))
 
 
 # --- credentials in configuration -----------------------------------------------------------------

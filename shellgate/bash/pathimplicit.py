@@ -5,6 +5,8 @@ span of the whole command."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .._record import record
 from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind
@@ -123,6 +125,7 @@ def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
     if words and words[0].lstrip("\0").rsplit("/", 1)[-1] == "git":
         out.extend(_git_config(cmd, ctx))
         out.extend(_git_prints_credentials(cmd, ctx))
+        out.extend(_git_runs_configured_programs(cmd, ctx))
     return out
 
 
@@ -177,12 +180,11 @@ _GIT_VALUED = _fs("-C", "-c", "--git-dir", "--work-tree", "--config-env", "--nam
 _CREDENTIALS = "git config: a credential in a URL or header"
 
 
-def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
-    """``git config --list``, ``git var -l`` (always); ``git config KEY``, ``git remote -v``,
-    ``git remote get-url``, ``git ls-remote --get-url`` (when the config holds a credential)."""
-    from .gitconfig import credential_source
-    from .paths import hits_for_text
-
+def _git_call(cmd: Command, ctx: Context) -> tuple[list[Path], bool, str, list[str]] | None:
+    """A git command line read past its global options: the directories it runs in (``-C``
+    followed), whether another repository or configuration is named (``--git-dir``,
+    ``--work-tree``, ``-c``, ``--config-env``), the subcommand and its words; None without a
+    subcommand."""
     texts = [w.text for w in cmd.words]
     i, dirs, elsewhere = 1, [ctx.cwd], False
     while i < len(texts) and texts[i].startswith("-"):
@@ -193,8 +195,38 @@ def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
         elsewhere = elsewhere or t.split("=", 1)[0] in ("--git-dir", "--work-tree", "-c", "--config-env")
         i += 2 if t in _GIT_VALUED else 1
     if i >= len(texts):
+        return None
+    return dirs, elsewhere, texts[i], texts[i + 1:]
+
+
+def _git_runs_configured_programs(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    """A network form (``git fetch``, ``pull``, ``push``, ``clone``, ``ls-remote``) in a
+    repository whose own configuration names a program (``core.sshCommand``,
+    ``remote.<name>.uploadpack``, an ``ext::`` URL, ``core.fsmonitor`` …) or that brings its own
+    hooks would run them with the network on: an implant-class hit on the file that names
+    them (op ``EXEC``), so that it is asked about in every mode, never remembered."""
+    from .gitconfig import network_problems
+    from .gitkeys import NETWORK_SUBCOMMANDS
+
+    call = _git_call(cmd, ctx)
+    if call is None or call[2] not in NETWORK_SUBCOMMANDS:
         return []
-    sub, rest = texts[i], texts[i + 1:]
+    for d in call[0]:
+        for why, where in network_problems(d, ctx.home, ctx.workspace):
+            return [SensitiveHit(str(where), PathClass.IMPLANT, PathOp.EXEC, cmd.span, why)]
+    return []
+
+
+def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    """``git config --list``, ``git var -l`` (always); ``git config KEY``, ``git remote -v``,
+    ``git remote get-url``, ``git ls-remote --get-url`` (when the config holds a credential)."""
+    from .gitconfig import credential_source
+    from .paths import hits_for_text
+
+    call = _git_call(cmd, ctx)
+    if call is None:
+        return []
+    dirs, elsewhere, sub, rest = call
     opts = {t.split("=", 1)[0] for t in rest if t.startswith("-")}
     operands = [t for k, t in enumerate(rest) if not t.startswith("-")
                 and not (k and rest[k - 1] in _GIT_CONFIG_VALUED | {"-t"})]

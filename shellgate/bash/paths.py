@@ -948,26 +948,26 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
     classes: set[PathClass] = set()
     plain = _plain_path(text, ctx, glob)
     if plain is not None:  # the common word: one literal path, then where it really leads
-        if _add_hits(plain, False, False, role, table, home, span, tree, walk, dot_rule, out, classes):
+        if _add_hits(plain, False, False, role, table, home, span, tree, walk, dot_rule, out, classes, ctx):
             return out
         try:
             real = _real(plain)
         except (OSError, ValueError, RuntimeError):
             return out
         if real != plain:
-            _add_hits(real, False, False, role, table, home, span, tree, walk, dot_rule, out, classes)
+            _add_hits(real, False, False, role, table, home, span, tree, walk, dot_rule, out, classes, ctx)
         return out
     for first in candidates(text, ctx, dynamic=dynamic, glob=glob, braces=braces, tilde=tilde):
         for cand in _resolved(first):
             if _add_hits(cand.path, cand.glob, cand.tail, role, table, home, span, tree, walk, dot_rule, out,
-                         classes):
+                         classes, ctx):
                 return out
     return out
 
 
 def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home: str, span: Span | None,
               tree: bool, walk: bool, dot_rule: bool, out: list[SensitiveHit],
-              classes: set[PathClass]) -> bool:
+              classes: set[PathClass], ctx: Context) -> bool:
     """Adds the hits of one candidate path of a word to ``out`` (one per class, the first
     found); True once both classes are in."""
     if glob or tail:
@@ -989,7 +989,27 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
             if cls not in classes:
                 classes.add(cls)
                 out.append(SensitiveHit(shown, cls, op, span, alt.rule.pattern))
+    if PathClass.IMPLANT not in classes and role in _GIT_WRITES and not glob and not tail \
+            and (where := _git_implant(path, ctx)) is not None:
+        classes.add(PathClass.IMPLANT)
+        out.append(SensitiveHit(path, PathClass.IMPLANT, PathOp.WRITE, span, f"git: {where}"))
     return len(classes) == 2
+
+
+_GIT_WRITES = frozenset({Role.WRITE, Role.RW, Role.ATTR, Role.UNSURE})
+
+
+def _git_implant(path: str, ctx: Context) -> str | None:
+    """Where a written path is one of git's own (a repository's config files, commondir, its
+    hooks directory as ``core.hooksPath`` names it: ``gitconfig.implant_location``), for the
+    repository that holds the path and the workspace's. The table has ``.git/hooks`` and
+    ``.git/config``; this finds ``.githooks`` under ``core.hooksPath = .githooks`` and the
+    ``config`` and ``hooks`` of a bare repository in the workspace."""
+    if not path.startswith("/"):
+        return None
+    from .gitconfig import implant_location
+
+    return implant_location(path, ctx.workspace, ctx.home)
 
 
 # --------------------------------------------------------------------------- public: one path

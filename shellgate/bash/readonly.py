@@ -50,7 +50,7 @@ from .._record import record
 from . import zsh
 from .commands import expansions, registry
 from .commands.spec import Call, Command, Finding, run_checks
-from .commands.targets import expand_home, where, worst
+from .commands.targets import expand_home, resolve, where, worst
 from .facts import Context, Effect, PathOp, Reason, SensitiveHit
 from .ir import Command as IRCommand
 from .ir import CommandKind, Redirect, Script, Via, Word
@@ -78,6 +78,9 @@ class ReadonlyResult:
     effect: Effect
     reasons: tuple[Reason, ...]
     checks: CommandChecks | None = None  # None when the script was not checked command by command
+    # Sensitive hits found only from a directory a `cd` leads to (`cd ~/.aws && cat credentials`):
+    # the scan the caller ran saw the context's cwd alone.
+    more_sensitive: tuple[SensitiveHit, ...] = ()
 
 
 def classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...]) -> ReadonlyResult:
@@ -95,18 +98,19 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
         return ReadonlyResult(False, Effect.EXEC, (Reason(
             f"the command could not be fully parsed: {script.error.reason}", script.error.span,
             "readonly.parse"),))
-    findings: list[Finding] = []
     cwds = candidate_cwds(script, ctx)
-    clean: list[int] = []
-    for i, cmd in enumerate(script.commands):
-        call = Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via))
-        found = check_command(call)
-        if found:
-            findings.extend(found)
-        else:
-            clean.append(i)
+    per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via)))
+           for i, cmd in enumerate(script.commands)]
+    writes = line_writes(per)
+    if writes != ():  # a second look, knowing what the line writes (globs, git's config, jq -f)
+        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via),
+                                  line_writes=writes))
+               for i, cmd in enumerate(script.commands)]
+    findings = [f for found in per for f in found]
+    clean = [i for i, found in enumerate(per) if not found]
     findings.extend(_loop_variables(script))
-    sensitive = tuple(sensitive) + _rescan(script, ctx, cwds, findings)
+    more = _rescan(script, ctx, cwds, findings)
+    sensitive = tuple(sensitive) + more
     for hit in sensitive:
         if hit.op in (PathOp.READ, PathOp.WRITE):
             verb = "reads" if hit.op is PathOp.READ else "writes"
@@ -116,7 +120,25 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
     if not findings:
         return ReadonlyResult(True, Effect.READ, (), checks)
     reasons = tuple(dict.fromkeys([Reason(f.message, f.span, f.rule) for f in findings]))
-    return ReadonlyResult(False, worst([f.effect for f in findings]), reasons, checks)
+    return ReadonlyResult(False, worst([f.effect for f in findings]), reasons, checks, more)
+
+
+def line_writes(per_command: list[list[Finding]]) -> tuple[str, ...] | None:
+    """The files the line's plain writes touch: the paths of every WRITE finding (a write
+    inside the workspace), or None when one of them does not say (fail closed). A WRITE flag
+    (``sed -i``, ``sort -o``) is covered by its command's own per-file findings. Writes of
+    commands that are worse than WRITE are left out: a command allowed to run programs could
+    plant anything itself, and otherwise the line is asked about anyway."""
+    out: list[str] = []
+    for found in per_command:
+        writes = [f for f in found if f.effect is Effect.WRITE]
+        known = any(f.writes for f in writes)
+        for f in writes:
+            if f.writes:
+                out.extend(f.writes)
+            elif not (known and f.rule == "readonly.flag"):
+                return None
+    return tuple(dict.fromkeys(out))
 
 
 _LOOP_VAR = re.compile(r"(?<![\w$\\-])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)")
@@ -383,7 +405,8 @@ def _redirect(r: Redirect, call: Call) -> list[Finding]:
         if effect is Effect.READ:
             return []
         if effect is Effect.WRITE:
-            return [Finding(f"redirects output into {t.text}", r.span, "readonly.redirect", Effect.WRITE)]
+            return [Finding(f"redirects output into {t.text}", r.span, "readonly.redirect", Effect.WRITE,
+                            tuple(resolve(t.text, call) or ()))]
         return [Finding(f"redirects output into {why}", r.span, "readonly.redirect", effect)]
     return [Finding(f"redirection {op} is not on the read-only list", r.span, "readonly.redirect")]
 

@@ -105,9 +105,10 @@ def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout],
-                    disk: Disk | None = None) -> tuple[Path, ...]:
+                    home: Path | None = None, disk: Disk | None = None) -> tuple[Path, ...]:
     """Implant paths inside ``roots`` — :data:`PROTECTED_NAMES` and the classifier's fixed-place
-    implant entries, globs matched on disk now — plus the git hooks/config of ``layouts``."""
+    implant entries, globs matched on disk now — plus the git hooks/config of ``layouts`` and
+    the directory their ``core.hooksPath`` names (:func:`hooks_dirs`)."""
     disk = disk or Disk()
     out: list[Path] = []
     for r in roots:
@@ -116,7 +117,29 @@ def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout],
             out += _on_disk(r, pattern.split("/"), exclude, disk)
     for lay in layouts:
         out += git_paths(lay, disk)[1]
+        out += hooks_dirs(lay, home or Path(os.path.expanduser("~")), disk)
     return tuple(dict.fromkeys(out))
+
+
+def hooks_dirs(layout: GitLayout, home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
+    """The hooks directory git uses for ``layout`` when ``core.hooksPath`` moves it (the bash
+    core's own reading: ``gitconfig.protected_locations``, the very paths the classifier calls
+    implants). A configuration that cannot be read names nothing more here: the classifier
+    fails closed on it. ``disk`` is told of every configuration file read (a remembered hook
+    line rests on them)."""
+    from ..bash import gitconfig
+
+    disk = disk or Disk()
+    try:
+        repo = gitconfig.discover(layout.top)
+        if repo is None:
+            return ()
+        for f in gitconfig.files_in_scope(repo, home):
+            disk.note("f", str(f))
+        hooks = gitconfig.protected_locations(repo, home)[-1]
+    except (gitconfig.ConfigError, OSError, ValueError, RecursionError):
+        return ()
+    return () if hooks == layout.common / "hooks" else (hooks,)
 
 
 _XDG_BASES: tuple[tuple[str, str], ...] = (
@@ -215,14 +238,15 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
             git_writable += git_paths(lay, disk)[0]
     home_path = Path(home).absolute() if home else Path(os.path.expanduser("~"))
     own = own_state(home_path)
-    for d in own:   # a directory that exists can be bound read-only; a missing one could be made
+    hooks = tuple(h for lay in layouts for h in hooks_dirs(lay, home_path, disk))
+    for d in own + hooks:   # a directory that exists can be bound read-only; a missing one could be made
         if any(within(d, r) for r in user_roots):
             with contextlib.suppress(OSError):
                 d.mkdir(mode=0o700, parents=True, exist_ok=True)
     return Policy(
         workspace=ws,
         writable=tuple(dict.fromkeys(user_roots + git_writable)),
-        readonly=protected_paths(user_roots, layouts, disk) + own
+        readonly=protected_paths(user_roots, layouts, home_path, disk) + own
         + tuple(Path(p).absolute() for p in readonly),
         masked=masked_paths(home_path, disk) + tuple(Path(p).absolute() for p in masked),
         network=network,

@@ -7,9 +7,12 @@ is followed (the config of the repository there is checked). Subcommand options 
 in full: git abbreviates long options, and refusing abbreviations is the one way to be sure an
 abbreviation never means an option we did not list. ``--output``, ``--ext-diff``,
 ``--textconv``, ``--show-signature``, ``-O``/``--open-files-in-pager`` and ``%G`` signature
-formats are refused. Network subcommands (fetch, pull, push, clone, ls-remote) are NETWORK.
-Every read form also runs :func:`shellgate.bash.gitconfig.check` for every directory the
-command may run in.
+formats are refused. Network subcommands (fetch, pull, push, clone, ls-remote) are NETWORK,
+and say so when the repository's own configuration names a program they would run
+(:func:`shellgate.bash.gitconfig.network_problems`; the path scanner makes that a prompt).
+Every git command — a read form, ``git --version`` too (trace2 targets write) — also runs
+:func:`shellgate.bash.gitconfig.check` for every directory the command may run in, and is not
+read-only when the same line writes what git reads first (``gitconfig.written_inputs``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .. import gitconfig
+from .. import gitconfig, gitkeys
 from ..facts import Effect
 from ..ir import Word
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args, run_checks
@@ -376,7 +379,7 @@ READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]
     "remote": REMOTE, "reflog": REFLOG, "worktree": WORKTREE, "symbolic-ref": SYMBOLIC_REF,
 }
 _ALIASES = frozenset(READ_FORMS)
-NETWORK_FORMS = {"fetch", "pull", "push", "clone", "ls-remote"}
+NETWORK_FORMS = gitkeys.NETWORK_SUBCOMMANDS
 # Options that make a network form run a local program (abbreviations included by prefix:
 # "--up" is --upload-pack to git's option parser as long as it is unambiguous).
 _NET_PROGRAM = {
@@ -419,14 +422,33 @@ def _dirs(call: Call, parsed: Parsed) -> list[Path] | None:
     return dirs
 
 
-def config_findings(call: Call, dirs: list[Path] | None) -> list[Finding]:
+def config_findings(call: Call, dirs: list[Path] | None, lazy_fetch: bool = True) -> list[Finding]:
     if dirs is None:
         return [Finding("git runs in a directory that is not known before it runs", call.command.span,
                         "readonly.git_config")]
     out: list[Finding] = []
     for d in dirs:
-        for problem in gitconfig.check(d, call.ctx.home, _ALIASES):
+        for problem in gitconfig.check(d, call.ctx.home, _ALIASES, lazy_fetch):
             out.append(Finding(f"git repository config: {problem}", call.command.span, "readonly.git_config"))
+        if (written := gitconfig.written_inputs(d, call.ctx.home, call.line_writes)) is not None:
+            out.append(Finding(f"git reads what this line writes first: {written}", call.command.span,
+                               "readonly.git_config"))
+    return out
+
+
+def network_findings(call: Call, dirs: list[Path] | None, sub: str) -> list[Finding]:
+    """A network form in a repository whose own configuration runs programs (or that brings its
+    own hooks) would run them with the network on: said here, and the path scanner reports the
+    same as a sensitive hit (``pathimplicit``), so that it is asked about in every mode."""
+    out: list[Finding] = []
+    for d in dirs or ():
+        for why, where in gitconfig.network_problems(d, call.ctx.home, call.ctx.workspace):
+            out.append(Finding(f"git {sub} would run what the repository's configuration names: {why} "
+                               f"({where})", call.command.span, "readonly.git_config", Effect.NETWORK))
+        if (written := gitconfig.written_inputs(d, call.ctx.home, call.line_writes)) is not None:
+            # what the line plants cannot be checked now: no network for whatever it names
+            out.append(Finding(f"git {sub} reads what this line writes first: {written}", call.command.span,
+                               "readonly.git_config"))
     return out
 
 
@@ -434,8 +456,9 @@ def git(call: Call) -> list[Finding]:
     args = call.command.args
     g = read_args(GLOBAL, args, wild_tail=call.wild_tail)
     out = list(g.findings)
-    if not g.operands:
-        return out  # `git`, `git --version`: usage or version text
+    lazy = not g.has("--no-lazy-fetch")
+    if not g.operands:  # `git`, `git --version`: usage or version text (trace2 targets still write)
+        return out + config_findings(call, _dirs(call, g), lazy)
     sub_word, rest = g.operands[0], tuple(g.operands[1:])
     if not sub_word.static or sub_word.glob:
         return [*out, Finding("git subcommand only known at run time", sub_word.span, "readonly.wild")]
@@ -444,7 +467,8 @@ def git(call: Call) -> list[Finding]:
         runs = any(not w.static or w.text.startswith(_NET_PROGRAM[sub]) for w in rest)
         effect = Effect.EXEC if runs else Effect.NETWORK
         why = "may run a local program" if runs else "talks to the network"
-        return [*out, Finding(f"git {sub} {why}", sub_word.span, "readonly.network", effect)]
+        return [*out, Finding(f"git {sub} {why}", sub_word.span, "readonly.network", effect),
+                *network_findings(call, _dirs(call, g), sub)]
     spec = READ_FORMS.get(sub)
     if spec is None:
         return [*out, Finding(f"git {sub} is not a read-only git command", sub_word.span,
@@ -453,9 +477,7 @@ def git(call: Call) -> list[Finding]:
         out += run_checks(spec, call, rest)
     else:
         out += spec(call, rest)
-    if sub != "version":
-        out += config_findings(call, _dirs(call, g))
-    return out
+    return out + config_findings(call, _dirs(call, g), lazy)
 
 
 CUSTOM = {"git": git}

@@ -93,6 +93,7 @@ class Finding:
     span: Span | None
     rule: str
     effect: Effect = Effect.EXEC
+    writes: tuple[str, ...] = ()   # a WRITE: the absolute paths it writes, when known
 
 
 @record
@@ -102,6 +103,10 @@ class Call:
     ``cwds`` are the directories the command may run in (the context's cwd plus every static
     ``cd`` target of the script); ``None`` when a ``cd`` went somewhere unknown.
     ``wild_tail``: ``xargs`` appends words read from its input to this command.
+    ``line_writes``: the files the line's plain writes (``touch``, ``cp``, ``>``, ``sed -i`` …,
+    this command's own included) may create or change before or while this command runs —
+    absolute paths, or None when one of them is not known (see ``readonly.line_writes``): a
+    glob may then expand to a name made a moment earlier, git may read a config written then.
     """
 
     command: IRCommand
@@ -110,6 +115,7 @@ class Call:
     ctx: Context
     cwds: tuple[Path, ...] | None
     wild_tail: bool = False
+    line_writes: tuple[str, ...] | None = ()
 
 
 @record
@@ -277,11 +283,35 @@ def reads_by_option(cmd: Command) -> bool:
     return any(f.takes not in (Takes.NONE, Takes.VALUE) for f in cmd.safe)
 
 
+def within(path: str, top: str) -> bool:
+    """Whether ``path`` is ``top`` or lies below it (both absolute and normalised)."""
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def creates_option_name(writes: Sequence[str] | None, cwds: Sequence[Path] | None) -> bool:
+    """Whether a write of the line may put a name starting with ``-`` into one of ``cwds``
+    (where a glob's first segment is expanded): a path right below it whose first name starts
+    with ``-`` (``touch -- --from-file=x``), a new directory on the way to one, or the
+    directory itself (or one above it) written whole (``cp -r src/. .``). Unknown writes or cwds
+    may."""
+    if writes is None or (writes and cwds is None):
+        return True
+    for d in map(str, cwds or ()):
+        for p in writes:
+            if within(d, p):
+                return True
+            if within(p, d):
+                first = p[len(d.rstrip("/")) + 1:].split("/", 1)[0]
+                if first.startswith("-"):
+                    return True
+    return False
+
+
 def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
     """Whether a glob (or brace) word may expand to a word starting with ``-``: a brace
     alternative spelled so, or a name in one of ``cwds`` (bash expands in the command's cwd)
     that its first segment matches, as the filesystem is now (bounded). True when the cwds are
-    unknown. A name created by an earlier command of the same line is not seen."""
+    unknown. A name the same line creates is :func:`creates_option_name`'s question."""
     from ..pathglob import expand_braces, has_glob, seg_regex
 
     for alt in expand_braces(word.text) if "{" in word.text else [word.text]:
@@ -309,9 +339,10 @@ def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
 # --- the reader ----------------------------------------------------------------------------------
 
 def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
-              cwds: Sequence[Path] | None = None) -> Parsed:
+              cwds: Sequence[Path] | None = None, line_writes: Sequence[str] | None = ()) -> Parsed:
     """Read ``args`` against ``cmd``'s tables. Never raises; every problem is a Finding.
-    ``cwds``: where the command may run (globs are expanded there); None when unknown."""
+    ``cwds``: where the command may run (globs are expanded there); None when unknown.
+    ``line_writes``: what the line writes (``Call.line_writes``)."""
     p = Parsed()
     if cmd.free:
         p.operands.extend(args)
@@ -330,8 +361,11 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
                 p.findings.append(Finding(
                     f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
                     w.span, "readonly.wild"))
-            elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)):
-                why = "a name starting with '-' matches it" if w.static else "known only at run time"
+            elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)
+                                           or creates_option_name(line_writes, cwds)):
+                why = ("known only at run time" if not w.static else
+                       "a name starting with '-' matches it" if may_match_option(w, cwds) else
+                       "a command of this line may create a file named like an option there")
                 p.findings.append(Finding(
                     f"{w.text!r} may expand to an option of {cmd.name} that reads a file ({why})",
                     w.span, "readonly.wild"))
@@ -492,7 +526,7 @@ def _short(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> in
 def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> list[Finding]:
     """Read the arguments of ``call`` (or ``args``) against ``cmd`` and run its check."""
     words = call.command.args if args is None else args
-    parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds)
+    parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds, line_writes=call.line_writes)
     out = list(parsed.findings)
     out.extend(_write_targets(cmd, parsed, call))
     out.extend(_dynamic_reads(cmd, parsed, call))
@@ -559,14 +593,17 @@ def _write_targets(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     for o in parsed.opts:
         if o.flag.takes is not Takes.WRITE_PATH or o.flag not in cmd.unsafe:
             continue
-        from .targets import where  # targets imports this module
+        from .targets import resolve, where  # targets imports this module
 
         if not o.values:
             out.append(Finding(f"{cmd.name} {o.spelled} writes a file in an unknown place", o.word.span,
                                "readonly.write"))
         for v in o.values:
             effect, why = where(v, call)
-            if effect not in (Effect.READ, Effect.WRITE):
+            if effect is Effect.WRITE:
+                out.append(Finding(f"{cmd.name} {o.spelled} writes {v.text}", v.span, "readonly.write",
+                                   effect, tuple(resolve(v.text, call) or ())))
+            elif effect is not Effect.READ:
                 out.append(Finding(f"{cmd.name} {o.spelled} writes to {why}", v.span, "readonly.write",
                                    effect))
     return out

@@ -145,7 +145,8 @@ def write_findings(words: Iterable[Word], call: Call, what: str, *,
         if effect is Effect.READ:
             continue
         if effect is Effect.WRITE:
-            out.append(Finding(f"{what} {w.text}", w.span, "readonly.write", Effect.WRITE))
+            out.append(Finding(f"{what} {w.text}", w.span, "readonly.write", Effect.WRITE,
+                               tuple(resolve(w.text, call) or ())))
         else:
             out.append(Finding(f"{what} {why}", w.span, "readonly.write", effect))
     return out
