@@ -117,3 +117,30 @@ def test_bad_config_fails(env):
                         self_tests=False)
     assert not report.ok and "FAIL" in report.render()
     assert json.loads(json.dumps(report.to_json()))["ok"] is False
+
+
+@pytest.mark.parametrize("section, shown, ok", [
+    ('tier = "landlock"', 'run, BashTool and the MCP server use landlock', True),
+    ("enabled = false", "execute commands unconfined", False),
+    ('tier = "none"', "execute commands unconfined", False),
+    ('tier = "auto"', None, True),
+])
+def test_doctor_shows_the_configured_tier(env, section, shown, ok):
+    """doctor reports the tier the user's [sandbox] section makes run/BashTool/MCP use, beside
+    the probed one — not the probe alone."""
+    from shellgate.sandbox.probe import landlock_usable, probe
+
+    if str(probe().tier) != "bwrap":
+        pytest.skip("needs bwrap as the probed tier, to differ from the configured one")
+    if "landlock" in section and landlock_usable():
+        pytest.skip(f"Landlock does not work here: {landlock_usable()}")
+    cfg = env / "cfg.toml"
+    cfg.write_text(f"[sandbox]\n{section}\n")
+    checks = doctor.sandbox_checks(str(env / "proj"), str(cfg))
+    assert checks[0].detail.startswith("tier bwrap")
+    extra = [c for c in checks[1:] if not c.detail.startswith("trusted ")]
+    if shown is None:
+        assert extra == []
+    else:
+        [c] = extra
+        assert shown in c.detail and c.ok is ok

@@ -71,7 +71,10 @@ class Report:
 
 # --- sandbox and config ------------------------------------------------------------------
 
-def sandbox_checks() -> list[Check]:
+def sandbox_checks(workspace: str | None = None, config: str | None = None) -> list[Check]:
+    """The probed tier, and the tier ``run``, BashTool and the MCP server will really use: the
+    user's ``[sandbox]`` section (``enabled``, ``tier``) can pick another one or none at all
+    (the project's cannot: it is read as BashTool reads it)."""
     try:
         from ..sandbox.probe import probe
 
@@ -85,7 +88,32 @@ def sandbox_checks() -> list[Check]:
     if tier == "none":
         return [Check("sandbox", False, "tier none: commands run without confinement, so trust "
                       f"mode asks before exec/network ({notes})", "warn"), *trust]
-    return [Check("sandbox", True, f"tier {tier}" + (f" ({notes})" if notes else "")), *trust]
+    probed = Check("sandbox", True, f"tier {tier}" + (f" ({notes})" if notes else ""))
+    return [probed, *_configured_tier(workspace, config, tier), *trust]
+
+
+def _configured_tier(workspace: str | None, config: str | None, probed: str) -> list[Check]:
+    from ..config import load_config
+    from ..tools.settings import parse_section
+
+    try:
+        section = load_config(workspace or os.getcwd(), config, project=False).sections.get("sandbox")
+        settings = parse_section(section)
+    except Exception as exc:  # noqa: BLE001 - config_checks reports the error itself
+        return [Check("sandbox", False, f"[sandbox] could not be read ({exc}): "
+                      "run, BashTool and the MCP server refuse to start")]
+    if not settings.enabled or settings.tier == "none":
+        return [Check("sandbox", False, "[sandbox] turns the sandbox off: run, BashTool and "
+                      "the MCP server execute commands unconfined", "warn")]
+    if settings.tier in ("auto", probed):
+        return []
+    from ..sandbox.probe import landlock_usable
+
+    if settings.tier == "landlock" and not landlock_usable():
+        return [Check("sandbox", True, f"[sandbox] tier = \"landlock\": run, BashTool and the "
+                      f"MCP server use landlock, not the probed {probed}", "info")]
+    return [Check("sandbox", False, f"[sandbox] tier = \"{settings.tier}\" does not work here "
+                  f"(the probe found {probed}): run, BashTool and the MCP server refuse to start")]
 
 
 def enforce_checks(workspace: str, config: str | None) -> list[Check]:
@@ -297,7 +325,7 @@ def run(workspace: str | Path | None = None, *, config: str | None = None,
     """Every check, in order. Never raises."""
     ws = str(Path(workspace or os.getcwd()).absolute())
     checks: list[Check] = []
-    for part in (sandbox_checks, lambda: config_checks(ws, config, environ),
+    for part in (lambda: sandbox_checks(ws, config), lambda: config_checks(ws, config, environ),
                  lambda: enforce_checks(ws, config)):
         try:
             checks += part()
