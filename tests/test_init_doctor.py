@@ -144,3 +144,29 @@ def test_doctor_shows_the_configured_tier(env, section, shown, ok):
     else:
         [c] = extra
         assert shown in c.detail and c.ok is ok
+
+
+from conftest import load  # noqa: E402
+
+NOTICES = load("rule_notices.jsonl")
+
+
+@pytest.mark.parametrize("row", NOTICES, ids=lambda r: r["rule"])
+def test_rules_that_can_never_match_are_named(row):
+    from shellgate.approval.classifier import rule_notices
+    from shellgate.permission.rules import parse_rule
+
+    got = rule_notices([parse_rule(row["rule"], "allow", source="cfg.toml", line=3)])
+    if row["notice"] is None:
+        assert got == []
+    else:
+        [n] = got
+        assert row["notice"] in n and n.startswith("cfg.toml:3: allow rule ")
+
+
+def test_doctor_lists_them(env):
+    cfg = env / "cfg.toml"
+    cfg.write_text('[permissions]\nallow = ["Bash(rm -rf)"]\ndeny = ["Foo(x)"]\n')
+    checks = doctor.config_checks(str(env / "proj"), str(cfg))
+    warned = [c.detail for c in checks if c.name == "rules"]
+    assert len(warned) == 2 and all(c.level == "warn" for c in checks if c.name == "rules")

@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .._lazyre import lazy_compile
 from .._record import record, replace
 from ..bash.facts import Context, Effect, PathOp
 from ..permission import Capability, Metadata, PathAccess, Request
+
+if TYPE_CHECKING:
+    from ..permission.rules import Rule
 
 READ, WRITE, INTERNAL = Capability.READ, Capability.WRITE, Capability.INTERNAL
 
@@ -309,3 +313,28 @@ def classify_bash(command: str, ctx: Context) -> Classified:
         sensitive=tuple(dict.fromkeys([h.path for h in sensitive])) if sensitive else (),
         persistable=script.ok and not sensitive)
     return Classified(meta, analysis, ctx)
+
+
+def rule_notices(rules: Iterable[Rule]) -> list[str]:
+    """Rules that load but can never do what they seem to say (``shellgate doctor`` lists them):
+    a tool name no agent shellgate knows sends (``Foo(x)``; MCP tools are ``mcp__server__tool``),
+    or a Bash pattern without a wildcard that ends in options (``Bash(rm -rf)`` matches the
+    exact command ``rm -rf`` only, never ``rm -rf build``)."""
+    out: list[str] = []
+    for r in rules:
+        where = f"{r.source}:{r.line}" if r.line is not None else r.source
+        name = tool_name(r.tool)
+        known = name in TOOLS or name in BASH_TOOLS or name in PATH_TOOLS \
+            or name.startswith(("mcp__", *INTERNAL_PREFIXES)) or r.key in ("read", "edit", "write")
+        if not known:
+            out.append(f"{where}: {r.action} rule {r.text!r} names no tool shellgate knows "
+                       f"({', '.join(sorted({*TOOLS, *BASH_TOOLS}))} or mcp__…): it matches "
+                       "only calls of a tool spelled exactly so")
+            continue
+        spec = r.specifier or ""
+        words = spec.split()
+        if name in BASH_TOOLS and r.command is not None and "*" not in spec \
+                and len(words) > 1 and all(w.startswith("-") for w in words[1:]):
+            out.append(f"{where}: {r.action} rule {r.text!r} matches only the exact command "
+                       f"{spec!r}; write {r.tool}({spec} *) for it followed by more words")
+    return out

@@ -160,6 +160,10 @@ def config_checks(workspace: str, config: str | None,
     what = ", ".join(found) if found else "none (defaults)"
     checks.append(Check("config", True, f"files: {what}; mode {mode}"))
     checks += [Check("config", False, notice, "warn") for notice in cfg.notices]
+    from ..approval.classifier import rule_notices
+
+    rs = cfg.rules
+    checks += [Check("rules", False, n, "warn") for n in rule_notices((*rs.deny, *rs.ask, *rs.allow))]
     return checks
 
 
