@@ -324,9 +324,7 @@ def rule_notices(rules: Iterable[Rule]) -> list[str]:
     for r in rules:
         where = f"{r.source}:{r.line}" if r.line is not None else r.source
         name = tool_name(r.tool)
-        known = name in TOOLS or name in BASH_TOOLS or name in PATH_TOOLS \
-            or name.startswith(("mcp__", *INTERNAL_PREFIXES)) or r.key in ("read", "edit", "write")
-        if not known:
+        if not (name in TOOLS or name in BASH_TOOLS or name.startswith(("mcp__", *INTERNAL_PREFIXES))):
             out.append(f"{where}: {r.action} rule {r.text!r} names no tool shellgate knows "
                        f"({', '.join(sorted({*TOOLS, *BASH_TOOLS}))} or mcp__…): it matches "
                        "only calls of a tool spelled exactly so")

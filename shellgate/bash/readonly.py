@@ -290,29 +290,28 @@ def check_command(call: Call) -> list[Finding]:
 # hold single slashes between plain names (``Europe/Paris``), never ``..``. Not PATH, LD_*,
 # BASH_ENV, GIT_*, PAGER, LESSOPEN, PYTHON* …: each of those runs or loads something.
 _LOCALE = lazy_compile(r"[A-Za-z0-9_.@-]{1,64}")
-_HARMLESS_ENV: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("LANG", _LOCALE), ("LANGUAGE", lazy_compile(r"[A-Za-z0-9_.@:-]{1,128}")),
-    ("LC_ALL", _LOCALE), ("LC_COLLATE", _LOCALE), ("LC_CTYPE", _LOCALE), ("LC_MESSAGES", _LOCALE),
-    ("LC_NUMERIC", _LOCALE), ("LC_TIME", _LOCALE), ("LC_MONETARY", _LOCALE),
-    ("TZ", lazy_compile(r":?(?!.*\.\.)[A-Za-z0-9_+-]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,3}")),
-    ("NO_COLOR", lazy_compile(r"[A-Za-z0-9]{0,8}")), ("CLICOLOR", lazy_compile(r"[01]")),
-    ("CLICOLOR_FORCE", lazy_compile(r"[01]")), ("FORCE_COLOR", lazy_compile(r"[0-3]?|true|false")),
-    ("COLUMNS", lazy_compile(r"[0-9]{1,5}")), ("LINES", lazy_compile(r"[0-9]{1,5}")),
-    ("TERM", lazy_compile(r"[A-Za-z0-9_.+-]{1,32}")),
-)
+_HARMLESS_ENV: dict[str, re.Pattern[str]] = {
+    "LANG": _LOCALE, "LANGUAGE": lazy_compile(r"[A-Za-z0-9_.@:-]{1,128}"),
+    "LC_ALL": _LOCALE, "LC_COLLATE": _LOCALE, "LC_CTYPE": _LOCALE, "LC_MESSAGES": _LOCALE,
+    "LC_NUMERIC": _LOCALE, "LC_TIME": _LOCALE, "LC_MONETARY": _LOCALE,
+    "TZ": lazy_compile(r":?(?!.*\.\.)[A-Za-z0-9_+-]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,3}"),
+    "NO_COLOR": lazy_compile(r"[A-Za-z0-9]{0,8}"), "CLICOLOR": lazy_compile(r"[01]"),
+    "CLICOLOR_FORCE": lazy_compile(r"[01]"), "FORCE_COLOR": lazy_compile(r"[0-3]?|true|false"),
+    "COLUMNS": lazy_compile(r"[0-9]{1,5}"), "LINES": lazy_compile(r"[0-9]{1,5}"),
+    "TERM": lazy_compile(r"[A-Za-z0-9_.+-]{1,32}"),
+}
 
 
 def harmless_assignment(name: str, value: Word) -> bool:
     """Whether ``NAME=value cmd`` leaves ``cmd`` as read-only as plain ``cmd``."""
-    if not value.static:
-        return False
-    return any(name == n and rx.fullmatch(value.text) for n, rx in _HARMLESS_ENV)
+    rx = _HARMLESS_ENV.get(name)
+    return rx is not None and value.static and rx.fullmatch(value.text) is not None
 
 
 def _assignments(cmd: IRCommand) -> list[Finding]:
     out = []
     for a in cmd.assignments:
-        if cmd.words and harmless_assignment(a.name, a.value):
+        if cmd.words and not a.array and harmless_assignment(a.name, a.value):
             continue
         if cmd.words:
             out.append(Finding(f"prefix assignment {a.name}=… changes the environment of "

@@ -93,12 +93,10 @@ def sandbox_checks(workspace: str | None = None, config: str | None = None) -> l
 
 
 def _configured_tier(workspace: str | None, config: str | None, probed: str) -> list[Check]:
-    from ..config import load_config
-    from ..tools.settings import parse_section
+    from ..tools.settings import load_settings
 
     try:
-        section = load_config(workspace or os.getcwd(), config, project=False).sections.get("sandbox")
-        settings = parse_section(section)
+        settings = load_settings(workspace or os.getcwd(), config)
     except Exception as exc:  # noqa: BLE001 - config_checks reports the error itself
         return [Check("sandbox", False, f"[sandbox] could not be read ({exc}): "
                       "run, BashTool and the MCP server refuse to start")]

@@ -205,7 +205,8 @@ def _unset_secrets() -> str:
     """Shell words that unset every secret-named variable, in whichever shell runs them, with
     no fork: zsh walks its parameter table, bash expands ``${!A*}`` … ``${!_*}`` (each inside
     ``eval``, so that the other shell never parses it); another shell asks ``env``. Case is
-    folded with classes (``[Kk]``), not ``${v^^}``: a Turkish locale upper-cases ``i`` to ``İ``."""
+    never folded in the agent's locale (a Turkish one maps ``i`` to ``İ``): zsh and the other
+    shells match classes (``[Kk]``), bash matches with ``nocasematch`` in the C locale."""
     body = f"do case $__sg_v in {_secret_env()}) unset $__sg_v 2>/dev/null;; esac; done"
     zsh_names = "${(k)parameters[(R)*export*]}"
     return (f"if [ -n \"${{ZSH_VERSION-}}\" ]; then eval 'for __sg_v in {zsh_names}; {body}'; "
@@ -225,15 +226,19 @@ INNER_SCRIPT = (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EX
 _NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
 
 
+def _unsettable(name: str) -> bool:
+    """A variable name no shell can ``unset``: not an identifier (``MY-TOKEN``, ``1X``)."""
+    return not set(name) <= _NAME or name[:1].isdigit()
+
+
 def _odd_secrets() -> list[str]:
     """``env -u`` words for secret-named variables no shell can unset: names that are not
-    identifiers (``MY-TOKEN``) pass through bash and zsh untouched. A shell cannot create
-    them, so the agent's shell has only what the agent started it with — the environment
-    this hook inherits from the same agent. None here: no words, no extra ``exec``."""
-    import fnmatch
+    identifiers pass through bash and zsh untouched. A shell cannot create them, so the
+    agent's shell has only what the agent started it with — the environment this hook
+    inherits from the same agent. None here: no words, no extra ``exec``."""
+    from .env import denied
 
-    odd = [k for k in os.environ if (not set(k) <= _NAME or k[:1].isdigit())
-           and any(fnmatch.fnmatchcase(k.upper(), p) for p in DENIED)]
+    odd = [k for k in os.environ if _unsettable(k) and denied(k)]
     if not odd:
         return []
     from .trusted import find_program
@@ -317,7 +322,7 @@ def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write
     an answer came from a directory changed within the last seconds, it is built anew."""
     tier = tier or hook_tier()
     key = _line_key(workspace, cwd, write, network, tier)
-    plan = _remembered(key)
+    plan = _remembered(key, tier)
     if plan is None:
         from .locations import grant_policy
 
@@ -345,7 +350,7 @@ _LINES = 64                         # remembered lines kept (one per workspace, 
 # The code a line depends on: a changed file means new lines.
 _CODE = ("sandbox/enforce.py", "sandbox/locations.py", "sandbox/bwrap.py", "sandbox/worktree.py",
          "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "bash/paths.py",
-         "bash/pathlists.py", "bash/envsecrets.py")
+         "bash/pathlists.py", "bash/envsecrets.py", "bash/gitconfig.py", "bash/gitkeys.py")
 _ENV = ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
 
 
@@ -360,7 +365,7 @@ def _line_key(workspace: str | Path, cwd: str | Path, write: bool, network: bool
             code.append([rel, st.st_ino, st.st_size, st.st_mtime_ns])
         except OSError:
             code.append([rel])
-    odd = sorted(k for k in os.environ if not set(k) <= _NAME or k[:1].isdigit())
+    odd = sorted(filter(_unsettable, os.environ))
     return [code, str(workspace), str(cwd), os.getcwd(), write, network, os.getuid(),
             os.geteuid(), sys.executable, [os.environ.get(k) for k in _ENV], odd,
             [str(tier.tier), tier.bwrap, tier.bash, list(tier.filters)]]
@@ -375,27 +380,26 @@ def _line_file(key: list[object]) -> Path:
     return cache_dir() / "lines" / f"{zlib.crc32(text):08x}-{len(text):x}.json"
 
 
-def _remembered(key: list[object]) -> tuple[str, str, tuple[str, ...]] | None:
+def _remembered(key: list[object], tier: HookTier) -> tuple[str, str, tuple[str, ...]] | None:
     """The remembered (head, tail, notes) for ``key`` while the disk still agrees, else None."""
     try:
         saved = json.loads(_line_file(key).read_text(encoding="utf-8"))
         head, tail, notes, seen = saved["head"], saved["tail"], saved["notes"], saved["seen"]
         if not (saved["key"] == key and isinstance(head, str) and isinstance(tail, str)
                 and isinstance(notes, list) and isinstance(seen, list)
-                and head.startswith(_start(key)) and still_true(seen)):
+                and head.startswith(_start(tier)) and still_true(seen)):
             return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return head, tail, tuple(map(str, notes))
 
 
-def _start(key: list[object]) -> str:
-    """How every line for ``key`` begins, up to its runner (bwrap, or the Landlock helper's
+def _start(tier: HookTier) -> str:
+    """How every line for ``tier`` begins, up to its runner (bwrap, or the Landlock helper's
     Python): a remembered file that does not is damaged, and is built anew. (Only processes
     outside every sandbox can write the cache; this catches damage, not a forger, who could
     rewrite ~/.bashrc just as well.)"""
-    tier = key[-1]
-    runner = tier[1] if tier[0] == str(Tier.BWRAP) else sys.executable  # type: ignore[index]
+    runner = tier.bwrap if tier.tier is Tier.BWRAP else sys.executable
     words = _odd_secrets() + [str(runner)]
     return "{ __sg_d=$(" + _unset_secrets() + "; exec " + " ".join(map(shlex.quote, words)) + " "
 

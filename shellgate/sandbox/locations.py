@@ -105,10 +105,10 @@ def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout],
-                    home: Path | None = None, disk: Disk | None = None) -> tuple[Path, ...]:
+                    disk: Disk | None = None) -> tuple[Path, ...]:
     """Implant paths inside ``roots`` — :data:`PROTECTED_NAMES` and the classifier's fixed-place
-    implant entries, globs matched on disk now — plus the git hooks/config of ``layouts`` and
-    the directory their ``core.hooksPath`` names (:func:`hooks_dirs`)."""
+    implant entries, globs matched on disk now — plus the git hooks/config of ``layouts`` (the
+    directory a ``core.hooksPath`` names is :func:`hooks_dirs`')."""
     disk = disk or Disk()
     out: list[Path] = []
     for r in roots:
@@ -117,7 +117,6 @@ def protected_paths(roots: Iterable[Path], layouts: Iterable[GitLayout],
             out += _on_disk(r, pattern.split("/"), exclude, disk)
     for lay in layouts:
         out += git_paths(lay, disk)[1]
-        out += hooks_dirs(lay, home or Path(os.path.expanduser("~")), disk)
     return tuple(dict.fromkeys(out))
 
 
@@ -239,14 +238,14 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
     home_path = Path(home).absolute() if home else Path(os.path.expanduser("~"))
     own = own_state(home_path)
     hooks = tuple(h for lay in layouts for h in hooks_dirs(lay, home_path, disk))
-    for d in own + hooks:   # a directory that exists can be bound read-only; a missing one could be made
+    for d in own + hooks:   # an existing directory can be bound read-only; a missing one could be made
         if any(within(d, r) for r in user_roots):
             with contextlib.suppress(OSError):
                 d.mkdir(mode=0o700, parents=True, exist_ok=True)
     return Policy(
         workspace=ws,
         writable=tuple(dict.fromkeys(user_roots + git_writable)),
-        readonly=protected_paths(user_roots, layouts, home_path, disk) + own
+        readonly=tuple(dict.fromkeys(protected_paths(user_roots, layouts, disk) + hooks)) + own
         + tuple(Path(p).absolute() for p in readonly),
         masked=masked_paths(home_path, disk) + tuple(Path(p).absolute() for p in masked),
         network=network,

@@ -21,7 +21,8 @@ from typing import Any
 from .._record import record, replace
 from ..approval import CallContext, Capability, Decision, DecisionKind, Engine, Prompt, load_engine
 from ..sandbox import Limits, Sandbox, Tier, build_policy
-from .settings import SandboxSettings, parse_section
+from ..sandbox.policy import within
+from .settings import SandboxSettings, load_settings
 
 
 @record
@@ -123,16 +124,12 @@ class BashTool:
         self.home = Path(home).expanduser().absolute() if home else Path.home()
         self.session_id = session_id
         roots: tuple[str, ...] = ()
-        section: Any = None
+        self.settings = SandboxSettings()
         if engine is None or sandbox is None:
             from ..config import load_config
 
-            # [sandbox] comes from the user's and the explicit config only: a repository must
-            # not be able to loosen its own sandbox through .shellgate/config.toml.
-            trusted = load_config(self.workspace, config, user=user_config, project=False)
-            section = trusted.sections.get("sandbox")
+            self.settings = load_settings(self.workspace, config, user=user_config)
             roots = load_config(self.workspace, config, user=user_config).filesystem_roots
-        self.settings = parse_section(section)
         self.sandbox = _sandbox_from(sandbox, self.settings, prespawn)
         self.engine = engine or load_engine(
             self.workspace, mode, config, approver=approver, ask_as_deny=False,
@@ -187,8 +184,7 @@ class BashTool:
             workspace = Path(self.engine.where(CallContext(cwd=str(path)))[0])
         except Exception:  # noqa: BLE001 - where() never raises by contract; stay put if it does
             return False
-        roots = (workspace, self.workspace, *self._extra_writable)
-        return any(path == r or r in path.parents for r in roots)
+        return any(within(path, r) for r in (workspace, self.workspace, *self._extra_writable))
 
     def run(self, command: str, *, timeout: float | None = None, tool_use_id: str = "") -> BashResult:
         """Decide ``command``, and run it in the sandbox when allowed. Never raises."""

@@ -62,6 +62,16 @@ class SandboxSettings:
         return tuple(out)
 
 
+def load_settings(workspace: str | Path, config: str | Path | None = None, *,
+                  user: bool = True) -> SandboxSettings:
+    """The ``[sandbox]`` settings for ``workspace``: from the user's and the explicit config
+    only — a repository must not loosen its own sandbox through ``.shellgate/config.toml``.
+    Raises ValueError (a bad section) or the config's own error."""
+    from ..config import load_config
+
+    return parse_section(load_config(workspace, config, user=user, project=False).sections.get("sandbox"))
+
+
 def parse_section(section: Mapping[str, Any] | None) -> SandboxSettings:
     """Settings from a ``[sandbox]`` table. Raises ValueError naming the bad key."""
     s = SandboxSettings()
