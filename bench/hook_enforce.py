@@ -8,7 +8,7 @@
    package's source, copied into a git repository); the share with identical stdout, stderr and
    exit status, and every difference with a guessed cause.
 
-    python bench/hook_enforce.py [--runs 41] [--commands 2500] [--show 40]
+    python bench/hook_enforce.py [--runs 61] [--commands 2500] [--show 40]
 
 Needs bwrap (or Landlock); the corpus is optional (step 2 is skipped without it).
 """
@@ -29,13 +29,20 @@ from pathlib import Path
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus-data"
 
 
-def median_ms(argv: list[str], runs: int, cwd: str) -> float:
-    times = []
+def paired_ms(plain: list[str], confined: list[str], runs: int, cwd: str) -> dict[str, float]:
+    """Medians of ``plain`` and ``confined`` run alternately (load hits both alike), and the
+    median of their paired differences with its 95% bootstrap interval."""
+    times: dict[str, list[float]] = {"plain": [], "confined": []}
     for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True)
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times)
+        for name, argv in (("plain", plain), ("confined", confined)):
+            t = time.perf_counter()
+            subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True)
+            times[name].append((time.perf_counter() - t) * 1000)
+    diffs = [c - p for p, c in zip(times["plain"], times["confined"], strict=True)]
+    lo, hi = _bootstrap_median(diffs)
+    return {"plain": statistics.median(times["plain"]),
+            "confined": statistics.median(times["confined"]),
+            "added": statistics.median(diffs), "added_lo": lo, "added_hi": hi}
 
 
 def hook_latency(tree: Path, runs: int) -> dict[str, float]:
@@ -145,7 +152,7 @@ def run(cmd: str, argv: list[str], tree: Path, env: dict) -> tuple[int, str, str
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=41)
+    ap.add_argument("--runs", type=int, default=61)
     ap.add_argument("--commands", type=int, default=2500)
     ap.add_argument("--show", type=int, default=40)
     args = ap.parse_args()
@@ -159,10 +166,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="sg-bench-", dir="/var/tmp") as tmp:
         tree = project_tree(Path(tmp))
         line = confine_grant("true", tree, tree, write=False, network=False, tier=tier).line
-        plain = median_ms(["bash", "-c", "true"], args.runs, str(tree))
-        conf = median_ms(["bash", "-c", line], args.runs, str(tree))
-        print(f"overhead ({tier.tier}): bash -c true {plain:.2f} ms, confined {conf:.2f} ms "
-              f"median of {args.runs}: +{conf - plain:.2f} ms ({conf / plain:.2f}x)")
+        o = paired_ms(["bash", "-c", "true"], ["bash", "-c", line], args.runs, str(tree))
+        print(f"overhead ({tier.tier}): bash -c true {o['plain']:.2f} ms, confined "
+              f"{o['confined']:.2f} ms, median of {args.runs} interleaved; added (paired): median "
+              f"{o['added']:+.2f} ms, 95% interval [{o['added_lo']:+.2f}, {o['added_hi']:+.2f}] ms")
         lat = hook_latency(tree, args.runs)
         off = lat["off"]
         print(f"hook process (git status), median of {args.runs} interleaved: "
