@@ -274,6 +274,16 @@ def init_attr_n_aaaaaa(self, a0, a1, a2, a3, a4, a5):
     self.n5 = a5
 
 
+def init_attr_n_aaaaaaa(self, a0, a1, a2, a3, a4, a5, a6):
+    self.n0 = a0
+    self.n1 = a1
+    self.n2 = a2
+    self.n3 = a3
+    self.n4 = a4
+    self.n5 = a5
+    self.n6 = a6
+
+
 def init_attr_n_aaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7):
     self.n0 = a0
     self.n1 = a1
@@ -309,6 +319,20 @@ def init_attr_n_aaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
     self.n9 = a9
 
 
+def init_attr_n_aaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
+    self.n0 = a0
+    self.n1 = a1
+    self.n2 = a2
+    self.n3 = a3
+    self.n4 = a4
+    self.n5 = a5
+    self.n6 = a6
+    self.n7 = a7
+    self.n8 = a8
+    self.n9 = a9
+    self.n10 = a10
+
+
 def init_slot_n_a(self, a0):
     _s0(self, a0)
 
@@ -340,6 +364,13 @@ def init_slot_n_aaF(self, a0, a1, a2):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, _f2() if a2 is _HAS_FACTORY else a2)
+
+
+def init_slot_n_aaFa(self, a0, a1, a2, a3):
+    _s0(self, a0)
+    _s1(self, a1)
+    _s2(self, _f2() if a2 is _HAS_FACTORY else a2)
+    _s3(self, a3)
 
 
 def init_slot_n_aaFaFaaa(self, a0, a1, a2, a3, a4, a5, a6, a7):

@@ -16,6 +16,7 @@ from typing import Any
 
 MODES = ("strict", "balanced", "accept-edits", "accept_edits", "auto", "trust")
 HOOK_AGENTS = ("claude-code", "codex", "gemini")
+FUZZ_DIALECTS = ("bash", "zsh", "dash", "mawk", "gawk")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -191,14 +192,19 @@ def _click_main(args: list[str]) -> None:
     @config_opt
     @click.option("--findings", type=click.Path(dir_okay=False), default=None,
                   help="Write findings as JSONL here.")
+    # The names of fuzz.dialects.DIALECTS, spelled out so that loading the CLI imports no fuzz
+    # code (tests/test_fuzz_dialects.py checks that they agree).
+    @click.option("--dialect", type=click.Choice(FUZZ_DIALECTS), default="bash", show_default=True,
+                  help="The reading commands execute under: bash, zsh (the line runs in zsh), "
+                       "dash (sh is dash), mawk or gawk (awk is that awk).")
     def fuzz(seconds: float, seed: int, jobs: int, config: str | None,
-             findings: str | None) -> None:
+             findings: str | None, dialect: str) -> None:
         """Generate commands, run every auto-allowed one in a throwaway sandbox, report any
         side effect. Exit 1 when something was found."""
         from .fuzz.campaign import main as fuzz_main
 
         sys.exit(fuzz_main(seconds=seconds, seed=seed, jobs=jobs, config=config,
-                           findings_path=findings))
+                           findings_path=findings, dialect=dialect))
 
     @cli.command()
     @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,

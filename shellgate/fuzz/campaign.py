@@ -24,6 +24,7 @@ from typing import Any
 
 from .._record import asdict, field, record
 from . import generators, minimize, policy_seeds, programs
+from .dialects import DIALECTS
 from .flags import harvest_all
 from .oracle import KINDS, Oracle, OracleUnavailable, preflight
 
@@ -75,6 +76,7 @@ class WorkerSpec:
     gate_factory: Callable[[Oracle, str, str | None], Any] | None = None
     max_tests: int = MINIMIZE_TESTS
     max_commands: int | None = None   # stop after this many generated commands (tests, benches)
+    dialect: str = "bash"             # a key of dialects.DIALECTS
 
 
 def default_gate(oracle: Oracle, mode: str, config: str | None) -> Any:
@@ -102,7 +104,7 @@ class _Worker:
     def run(self) -> None:
         spec = self.spec
         try:
-            oracle = Oracle(timeout=spec.timeout)
+            oracle = Oracle(timeout=spec.timeout, dialect=DIALECTS[spec.dialect])
         except OracleUnavailable as exc:
             self.out.put(("fatal", spec.index, str(exc)))
             return
@@ -125,7 +127,8 @@ class _Worker:
         self.oracle = oracle
         material = spec.material
         material.home, material.workspace = str(oracle.home), str(oracle.workspace)
-        gen = generators.Generator(material, generators.SeededRng(f"{spec.seed}/{spec.index}"))
+        gen = generators.Generator(material, generators.SeededRng(f"{spec.seed}/{spec.index}"),
+                                   focus=DIALECTS[spec.dialect].focus)
         self.universes = material.universes
         last = time.monotonic()
         while time.time() < spec.deadline:
@@ -204,6 +207,7 @@ class _Worker:
             "from": g.seed,
             "seed": self.spec.seed,
             "worker": self.spec.index,
+            "dialect": self.spec.dialect,
             "world": {"workspace": str(self.oracle.workspace), "home": str(self.oracle.home)},
         }))
 
@@ -232,12 +236,14 @@ class Result:
     gate_errors: list[dict[str, Any]]
     fatal: list[str]
     seconds: float
+    dialect: str = "bash"
 
 
 def run(seconds: float, seed: int = 0, jobs: int = 2, config: str | None = None, mode: str = "balanced",
         timeout: float = 3.0, gate_factory: Callable[[Oracle, str, str | None], Any] | None = None,
         progress: Callable[[Stats, int, float], None] | None = None,
-        material: generators.Material | None = None, max_commands: int | None = None) -> Result:
+        material: generators.Material | None = None, max_commands: int | None = None,
+        dialect: str = "bash") -> Result:
     """Run a campaign and return its results (no printing; :func:`main` prints)."""
     material = material or build_material(config)
     ctx = mp.get_context("fork")
@@ -247,7 +253,7 @@ def run(seconds: float, seed: int = 0, jobs: int = 2, config: str | None = None,
     procs = []
     for i in range(max(1, jobs)):
         spec = WorkerSpec(i, seed, deadline, mode, config, timeout, material, gate_factory,
-                          max_commands=max_commands)
+                          max_commands=max_commands, dialect=dialect)
         p = ctx.Process(target=_worker_main, args=(spec, out), daemon=True)
         p.start()
         procs.append(p)
@@ -297,7 +303,8 @@ def run(seconds: float, seed: int = 0, jobs: int = 2, config: str | None = None,
                 from .fixture import remove_tree
 
                 remove_tree(Path(b))
-    return Result(total, list(findings.values()), hits, gate_errors, fatal, time.time() - start)
+    return Result(total, list(findings.values()), hits, gate_errors, fatal, time.time() - start,
+                  dialect)
 
 
 def write_findings(path: str | Path, findings: list[dict[str, Any]]) -> None:
@@ -310,8 +317,9 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
          findings_path: str | None = None, *, mode: str = "balanced", timeout: float = 3.0,
          console: Any = None, material: generators.Material | None = None,
          gate_factory: Callable[[Oracle, str, str | None], Any] | None = None,
-         max_commands: int | None = None) -> int:
-    """Entry point of ``shellgate fuzz``. ``jobs=0`` means one worker per core."""
+         max_commands: int | None = None, dialect: str = "bash") -> int:
+    """Entry point of ``shellgate fuzz``. ``jobs=0`` means one worker per core; ``dialect``
+    names the reading the commands execute under (:mod:`.dialects`)."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -332,7 +340,14 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
     except (OSError, ValueError) as exc:
         console.print(f"[red]cannot read the policy: {exc}")
         return 2
+    if dialect not in DIALECTS:
+        console.print(f"[red]shellgate fuzz: no dialect {dialect!r} (one of {', '.join(DIALECTS)})")
+        return 2
+    if missing := DIALECTS[dialect].missing():
+        console.print(f"[red]shellgate fuzz: the {dialect} dialect needs {', '.join(missing)}")
+        return 2
     console.print(f"fuzzing for {seconds:g}s with {jobs} worker(s), seed {seed}, mode {mode}, "
+                  f"dialect {dialect}, "
                   f"policy {config or '(default)'}: {len(material.programs)} program prefixes, "
                   f"{sum(len(u.flags) for u in material.universes.values())} harvested flags, "
                   f"{len(material.seeds)} seeds, {len(material.policy)} allow rule(s)")
@@ -349,7 +364,8 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
             bar.refresh()
 
         result = run(seconds, seed, jobs, config, mode, timeout, gate_factory=gate_factory,
-                     progress=progress, material=material, max_commands=max_commands)
+                     progress=progress, material=material, max_commands=max_commands,
+                     dialect=dialect)
         bar.update(task, completed=seconds)
         bar.refresh()
     if result.fatal:
@@ -378,6 +394,7 @@ def print_summary(console: Any, r: Result, findings_path: str | None) -> None:
     t = Table(title="fuzz summary", show_header=False)
     t.add_column("what")
     t.add_column("value", justify="right")
+    t.add_row("dialect", r.dialect)
     t.add_row("commands generated", f"{s.generated}  ({s.generated / secs:.0f}/s)")
     t.add_row("auto-allowed", f"{s.allowed}  ({100 * s.allowed / max(s.generated, 1):.1f}%)")
     t.add_row("executed", f"{s.executed}  ({s.executed / secs:.1f}/s)")

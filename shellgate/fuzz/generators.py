@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 from .._record import field, record
 from . import tokens
+from .dialects import Focus
 from .flags import Flag, Universe
 from .policy_seeds import PolicySeed
 
@@ -132,6 +133,34 @@ STRING_WRAPPERS = ("bash -c {q}", "sh -c {q}", "eval {q}", "find . -maxdepth 0 -
                    "echo {q} | sh", "sh <<< {q}", "$(echo {c})", "! {c}", "time {c}", "{c} | cat",
                    "xargs -a data.txt {c}", "find . -name README.md -exec {c} {{}} +", "command -- {c}")
 
+# The dialects' own text (see :mod:`.dialects`): what bash reads one way and dash, awk or zsh
+# another. A campaign of that dialect draws half its commands from here.
+SH_SNIPPETS = ("echo $'x\\'; touch pwned; echo \\''", "echo hi &> out.txt", "cat data.txt |& head -1",
+               "[[ -f data.txt ]] && echo y", "echo {a,b}", "x=ab; echo ${x//a/b}", "echo -e 'a\\c'",
+               "x=(a b); echo $x", "cat <<< data.txt", "echo $\"str\"", "function f { id; }; f",
+               "select x in a; do id; done </dev/null", "echo $((1+1))", "printf '%q' x",
+               "type -p ls", "echo ${x:0:1}", "echo $'\\x3b touch pwned'", "cat data.txt >& /dev/null",
+               "echo $(( $'1' ))", "trap 'id' EXIT", "echo a ;& echo b", "echo ${#x[@]}",
+               "coproc cat data.txt", "echo $BASH_VERSION", "let x=1", "echo ${!x}")
+SH_RUNNERS = ("sh -c {q}", "dash -c {q}", "/bin/sh -c {q}", "echo {q} | sh", "sh -c {q} sh data.txt",
+              "find . -maxdepth 0 -exec sh -c {q} \\;", "xargs -a data.txt sh -c {q}", "sh -ec {q}",
+              "env sh -c {q}", "sh -c -- {q}")
+AWK_PATTERNS = ("BEGIN", "END", "", "/a/", "NR==1", "$1 ~ /x/", "NR/2", "/#/", "length > 2", "!/x/")
+AWK_STATEMENTS = ("print /#/", "print /x/ ? 1 : 2", "x = 4 / 2 / 1", "print $1 / 2 / 3",
+                  "n = NR / 2; print n",
+                  "print (NR) /2/ 1", "a = /a/", "print length / 2", "getline; print",
+                  "print > \"out.txt\"", "system(\"touch pwned\")", "\"id\" | getline x", "print | \"sh\"",
+                  "printf \"%s\\n\", $0", "print ENVIRON[\"HOME\"]", "x = \"a/b/c\"; split(x, p, \"/\")",
+                  "print 1 #/; system(\"touch pwned\")", "print $0 /2/1", "next", "print substr($0, 2)",
+                  "x++ / 2", "print i++ /2/ 3", "print NF /#/ 1", "getline l < \"data.txt\"; print l",
+                  "print \"/\" /x/", "y = x /1/ 1 # ; system(\"id\")", "print a[1] / 2 /1",
+                  "print /=/", "x /= 2", "print -1 / 2", "print $NF\n", "close(\"/tmp/o\")")
+AWK_OPTIONS = ("", "-F,", "-F/", "-v x=1", "--", "-F '#'", "-v 'x=/'", "-f /dev/null --source", "-e")
+ZSH_WORDS = ("*(e:'touch pwned':)", "*(.)", "=id", "=(id)", "$~x", "${x:h}", "^README.md", "**/*(N)",
+             "*(+touch)", "$=x", "${(e)x}", "data.txt(:h)", "*(#q.)", "<1-10>", "${~x}", "=ls",
+             "src/*(e:id:)", "*(e['touch pwned'])", "${(%):-%n}", "$^x", "data.txt(:a)", "**(/)",
+             "*~*.txt", "(#i)readme.md", "${x:s/a/b/}", "!!", "$+x", "${(z)x}", "*(oN)", "x=(a b)")
+
 
 def _quote(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
@@ -140,7 +169,7 @@ def _quote(s: str) -> str:
 @record
 class Generated:
     cmd: str
-    origin: str   # "grammar" | "seed" | "policy" | "pool"
+    origin: str   # "grammar" | "seed" | "policy" | "pool" | "dialect"
     seed: str = ""  # the seed or rule it came from
 
 
@@ -159,9 +188,11 @@ class Material:
 class Generator:
     """Generate commands from :class:`Material`. Deterministic for a given rng."""
 
-    def __init__(self, material: Material, rng: Rng, pool_size: int = 400) -> None:
+    def __init__(self, material: Material, rng: Rng, pool_size: int = 400,
+                 focus: Focus = Focus.ALL) -> None:
         self.m = material
         self.rng = rng
+        self.focus = focus
         self.pool: list[str] = []
         self.pool_size = pool_size
         self._secrets = SECRETS + self._absolute_secrets()
@@ -177,6 +208,8 @@ class Generator:
     # -- the top -------------------------------------------------------------------------------
 
     def command(self) -> Generated:
+        if self.focus is not Focus.ALL and self.rng.random() < 0.5:
+            return self._finish(Generated(self.dialect_command(), "dialect", str(self.focus)))
         r = self.rng.random()
         m = self.m
         if m.policy and r < 0.40:
@@ -190,6 +223,29 @@ class Generator:
             base = self.rng.pick(m.seeds)
             return self._finish(Generated(self.mutate(base), "seed", base))
         return self._finish(Generated(self.script(), "grammar"))
+
+    def dialect_command(self) -> str:
+        """A command whose text the focused dialect reads differently from bash."""
+        rng = self.rng
+        if self.focus is Focus.SH:
+            parts = [rng.pick(SH_SNIPPETS) if rng.random() < 0.6 else self.command_text()
+                     for _ in range(rng.int(1, 3))]
+            script = rng.pick(("; ", " && ", "\n", " | ")).join(parts)
+            return rng.pick(SH_RUNNERS).format(q=_quote(script))
+        if self.focus is Focus.AWK:
+            blocks = []
+            for _ in range(rng.int(1, 2)):
+                body = rng.pick(("; ", "\n", ";\n")).join(
+                    rng.pick(AWK_STATEMENTS) for _ in range(rng.int(1, 3)))
+                blocks.append(f"{rng.pick(AWK_PATTERNS)} {{ {body} }}".strip())
+            prog = rng.pick(("\n", " ")).join(blocks)
+            opts = rng.pick(AWK_OPTIONS)
+            return " ".join(w for w in ("awk", opts, _quote(prog),
+                                        self.path() if rng.random() < 0.7 else "") if w)
+        words = self.simple(None)
+        for _ in range(rng.int(1, 2)):
+            words.insert(rng.int(1, len(words)), rng.pick(ZSH_WORDS))
+        return " ".join(words)
 
     def _finish(self, g: Generated) -> Generated:
         if len(g.cmd) > MAX_LEN:

@@ -1,6 +1,7 @@
 """The execution oracle: run one command in a throwaway world and report what it did.
 
-A command the gate would auto-allow is executed by ``bash -c`` inside bubblewrap (read-only
+A command the gate would auto-allow is executed by ``bash -c`` (or the shell of the campaign's
+:mod:`dialect <.dialects>`, with its ``sh``/``awk`` first on PATH) inside bubblewrap (read-only
 root, no network, own PID namespace, the real HOME masked) with only the fixture's workspace,
 fake HOME and scratch /tmp writable. Effects are observed from outside:
 
@@ -32,6 +33,7 @@ from typing import Any
 from .._record import field, record
 from ..sandbox.bwrap import cap_drop
 from . import fixture, trace
+from .dialects import DIALECTS, Dialect
 from .programs import exec_allowed as default_exec_allowed
 from .programs import helper_allowed, self_exec
 
@@ -199,8 +201,12 @@ class Oracle:
 
     def __init__(self, root: str | Path | None = None, timeout: float = 5.0,
                  exec_allowed: Callable[[str], bool] | None = None,
-                 token_seed: str | None = None, use_strace: bool = True) -> None:
+                 token_seed: str | None = None, use_strace: bool = True,
+                 dialect: Dialect | None = None) -> None:
         self.bwrap = sandbox_binary()
+        self.dialect = dialect or DIALECTS["bash"]
+        if missing := self.dialect.missing():
+            raise OracleUnavailable(f"the {self.dialect.name} dialect needs {', '.join(missing)}")
         self.strace = _strace() if use_strace else None
         self.timeout = timeout
         self.exec_allowed = exec_allowed or default_exec_allowed
@@ -212,6 +218,16 @@ class Oracle:
         self.live = fixture.Layout(self.base / "live")
         self.private = self.base / "run"
         self.private.mkdir(exist_ok=True)
+        self._shell = [shutil.which(self.dialect.shell[0]) or "", *self.dialect.shell[1:]]
+        self.links = self.base / "dialect-bin"   # bound read-only: no command can re-point it
+        self.links.mkdir(exist_ok=True)
+        self._linked: dict[str, str] = {}         # link path -> the program it runs
+        for name, prog in self.dialect.links.items():
+            target = shutil.which(prog) or ""
+            with contextlib.suppress(FileNotFoundError):
+                (self.links / name).unlink()
+            (self.links / name).symlink_to(target)
+            self._linked[str(self.links / name)] = target
         self.canaries = fixture.build_template(self.template, token_seed)
         # Canaries as seen in the live world (same relative place, same token).
         self.live_canaries = tuple(
@@ -303,10 +319,11 @@ class Oracle:
         argv += ["--bind", str(self.live.tmp), "/tmp"]
         for d in (self.live.workspace, self.live.home):
             argv += ["--bind", str(d), str(d)]
-        argv += ["--bind", str(self.private), str(self.private)]
+        argv += ["--bind", str(self.private), str(self.private),
+                 "--ro-bind", str(self.links), str(self.links)]
         argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                  *cap_drop(), "--die-with-parent", "--new-session", "--clearenv",
-                 "--setenv", "PATH", SANDBOX_PATH, "--setenv", "HOME", str(self.live.home),
+                 "--setenv", "PATH", f"{self.links}:{SANDBOX_PATH}", "--setenv", "HOME", str(self.live.home),
                  "--setenv", "USER", "fuzz", "--setenv", "LOGNAME", "fuzz",
                  "--setenv", "LANG", "C.UTF-8", "--setenv", "TERM", "dumb",
                  "--setenv", "TMPDIR", "/tmp", "--setenv", "PAGER", "cat",
@@ -349,7 +366,7 @@ class Oracle:
         argv = self._bwrap_argv(workdir) + ["--"]
         if self.strace:
             argv += trace.strace_argv(self.strace, str(tpath))
-        argv += ["/bin/bash", "--norc", "--noprofile", "-c", command]
+        argv += [*self._shell, command]
         start = time.monotonic()
         timed_out = False
         with open(opath, "wb") as out, open(epath, "wb") as err:
@@ -414,11 +431,12 @@ class Oracle:
                 if call.ret != 0:
                     continue
                 path = trace.path_arg(call) or "?"
+                path = self._linked.get(path, path)   # the dialect's sh/awk is what it runs
                 runner = running(call.pid)
                 base = os.path.basename(path)
                 helper = helper_allowed(runner, base)
                 program[call.pid] = runner if helper else base
-                if first_exec:  # strace starting our own bash
+                if first_exec:  # strace starting our own shell
                     first_exec = False
                     continue
                 execs.append(path)
@@ -474,6 +492,7 @@ class Oracle:
 
     def describe(self) -> dict[str, Any]:
         return {"sandbox": "bwrap", "traced": self.traced, "timeout": self.timeout,
+                "dialect": self.dialect.name,
                 "workspace": str(self.workspace), "home": str(self.home)}
 
 
