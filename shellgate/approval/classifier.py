@@ -88,14 +88,16 @@ def file_paths(name: str, args: Any) -> tuple[PathAccess, ...]:
     return tuple(PathAccess(p, op) for p in found)
 
 
-def classify(req: Request, *, workspace: str, cwd: str, home: str) -> Classified:
-    """Default classification of ``req``, then the tool's own hints (``req.metadata``) on top."""
+def classify(req: Request, *, workspace: str, cwd: str, home: str,
+             scratch: tuple[str, ...] = ()) -> Classified:
+    """Default classification of ``req``, then the tool's own hints (``req.metadata``) on top.
+    ``scratch``: the caller's sandbox's private scratch directories (see ``Context.scratch``)."""
     name = tool_name(req.tool_name)
     args = req.args if hasattr(req.args, "get") else {}
     if name in BASH_TOOLS:
         command = args.get("command")
         got = classify_bash(command if isinstance(command, str) else "", Context.here(
-            cwd=cwd, workspace=workspace, home=home))
+            cwd=cwd, workspace=workspace, home=home, scratch=scratch))
     else:
         got = Classified(_classify_tool(name, args, cwd, home))
     hints = req.metadata

@@ -131,6 +131,9 @@ class Engine:
     def set_filesystem_roots(self, roots: Iterable[str | Path]) -> None:
         self.tool.set_filesystem_roots(roots)
 
+    def set_scratch_roots(self, roots: Iterable[str | Path]) -> None:
+        self.tool.set_scratch_roots(roots)
+
     def set_approver(self, approver: Callable[[Prompt], DecisionKind] | None) -> None:
         self.tool.set_approver(approver)
 
@@ -161,7 +164,8 @@ class Engine:
 
     def classify(self, req: Request, ctx: Any = None) -> Classified:
         workspace, cwd = (req.workspace, req.cwd) if req.workspace else self.where(ctx)
-        return classify(req, workspace=workspace, cwd=cwd or workspace, home=self.home)
+        return classify(req, workspace=workspace, cwd=cwd or workspace, home=self.home,
+                        scratch=self.tool.scratch_roots)
 
     def _classify_request(self, req: Request) -> Metadata:
         return self.classify(req).metadata
@@ -185,8 +189,9 @@ class Engine:
                 too_big = self.limits.size_problem(request.args.get("command")) if tool_name(
                     request.tool_name) == "bash" and hasattr(request.args, "get") else None
                 if too_big is None:
-                    in_time, got = bounded(lambda: classify(request, workspace=workspace, cwd=cwd,
-                                                            home=self.home), self.limits.deadline)
+                    in_time, got = bounded(lambda: classify(
+                        request, workspace=workspace, cwd=cwd, home=self.home,
+                        scratch=self.tool.scratch_roots), self.limits.deadline)
                 if too_big is not None or not in_time:
                     return self._ask_unanalysed(replace(request, **placed),
                                                 too_big or self.limits.late()), None

@@ -60,21 +60,28 @@ class SensitiveHit:
 @record
 class Context:
     """Where a command runs: the live cwd, the workspace (git worktree or project root) and
-    the home directory used for ``~`` (a fake HOME in tests and fuzzing)."""
+    the home directory used for ``~`` (a fake HOME in tests and fuzzing).
+
+    ``scratch``: directories a write to is as harmless as one in the workspace — a bash
+    tool's private ``/tmp``, which its sandbox keeps for the session and no one else sees. Only
+    a caller whose sandbox really gives that (``BashTool``, the MCP server) sets them; a hook's
+    command runs on the agent's host, where ``/tmp`` is shared."""
 
     cwd: Path
     workspace: Path
     home: Path
+    scratch: tuple[Path, ...] = ()
 
     @classmethod
     def here(cls, cwd: str | Path | None = None, workspace: str | Path | None = None,
-             home: str | Path | None = None) -> Context:
+             home: str | Path | None = None, scratch: tuple[str | Path, ...] = ()) -> Context:
         if type(cwd) is str and type(workspace) is str and type(home) is str \
-                and cwd[:1] == workspace[:1] == home[:1] == "/":
+                and cwd[:1] == workspace[:1] == home[:1] == "/" and not scratch:
             return _absolute_context(cwd, workspace, home)
         c = Path(cwd or Path.cwd()).absolute()
         return cls(cwd=c, workspace=Path(workspace).absolute() if workspace else c,
-                   home=Path(home).absolute() if home else Path.home())
+                   home=Path(home).absolute() if home else Path.home(),
+                   scratch=tuple(Path(s).absolute() for s in scratch))
 
 
 @lru_cache(maxsize=64)

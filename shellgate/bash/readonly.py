@@ -46,7 +46,7 @@ import re
 from pathlib import Path
 
 from .._lazyre import lazy_compile
-from .._record import record
+from .._record import record, replace
 from . import zsh
 from .commands import expansions, registry
 from .commands.spec import Call, Command, Finding, run_checks
@@ -189,7 +189,7 @@ def _rescan(script: Script, ctx: Context, cwds: tuple[Path, ...] | None,
 
     extra: list[SensitiveHit] = []
     for c in cwds[1:]:
-        extra.extend(paths.scan(script, Context(c, ctx.workspace, ctx.home)))
+        extra.extend(paths.scan(script, replace(ctx, cwd=c)))
     return tuple(extra)
 
 

@@ -160,6 +160,7 @@ class Engine:
         self.readonly_roots = tuple(_norm(p) for p in readonly_roots)
         self.readonly_internal_dirs = tuple(_norm(p) for p in readonly_internal_dirs)
         self._roots = tuple(_norm(p) for p in filesystem_roots)
+        self._scratch: tuple[str, ...] = ()
         self.sandboxed = sandboxed
         self.ask_as_deny = ask_as_deny
         self.home = _norm(home) if home is not None else _norm("~")
@@ -217,6 +218,17 @@ class Engine:
     @property
     def filesystem_roots(self) -> tuple[str, ...]:
         return self._roots
+
+    def set_scratch_roots(self, roots: Iterable[str | Path]) -> None:
+        """Directories that are the caller's sandbox's own scratch space (a bash tool's private
+        ``/tmp``): not "outside", and the classifier counts writes there as in-workspace
+        edits. Only a caller whose sandbox really keeps them private sets these."""
+        with self._lock:
+            self._scratch = tuple(_norm(p) for p in roots)
+
+    @property
+    def scratch_roots(self) -> tuple[str, ...]:
+        return self._scratch
 
     @property
     def session_approvals(self) -> tuple[Approval, ...]:
@@ -368,7 +380,7 @@ class Engine:
                         "chain.internal_path", "internal")
 
     def roots(self, workspace: str | None = None) -> tuple[str, ...]:
-        return (_norm(workspace or self.workspace), *self._roots, *self.internal_dirs,
+        return (_norm(workspace or self.workspace), *self._roots, *self._scratch, *self.internal_dirs,
                 *self.readonly_roots, *self.readonly_internal_dirs)
 
     def _outside_roots(self, call: Call) -> Outcome:

@@ -117,6 +117,17 @@ class Sandbox:
                 self._cleanup = weakref.finalize(self, _remove_tmp, str(self._tmp), os.getpid())
             return self._tmp
 
+    def scratch(self) -> tuple[str, ...]:
+        """Where a command's writes stay private to this sandbox's session, as the command
+        names them: ``/tmp`` under bwrap (the private tmp directory is bound there), the private
+        tmp directory itself under Landlock (``$TMPDIR`` points there; the host's ``/tmp`` is
+        not writable), nothing without confinement (the host's ``/tmp`` is everyone's)."""
+        if self.tier is Tier.BWRAP:
+            return (str(TMP),)
+        if self.tier is Tier.LANDLOCK:
+            return (str(self.tmpdir()),)
+        return ()
+
     def close(self) -> None:
         """Stop the pre-spawned sandboxes and remove the private tmp directory (a later run
         starts afresh)."""

@@ -179,7 +179,8 @@ class BashTool:
     def _inside(self, path: Path) -> bool:
         """Is ``path`` a place the session may continue in: the workspace (or the worktree of
         the same repository the gate would take as the workspace there) or an extra writable
-        root? (Not /tmp: under bwrap the sandbox's /tmp is another directory than the host's.)"""
+        root? (Not the scratch /tmp: under bwrap the sandbox's /tmp is another directory than
+        the host's, where the next decision would look.)"""
         try:
             workspace = Path(self.engine.where(CallContext(cwd=str(path)))[0])
         except Exception:  # noqa: BLE001 - where() never raises by contract; stay put if it does
@@ -190,6 +191,9 @@ class BashTool:
         """Decide ``command``, and run it in the sandbox when allowed. Never raises."""
         start = time.monotonic()
         cwd = self._cwd
+        # The private /tmp is scratch space: writes there are edits like the workspace's (and
+        # after close() a Landlock sandbox's private directory is a new one).
+        self.engine.set_scratch_roots(self.sandbox.scratch())
         ctx = CallContext(cwd=str(cwd), session_id=self.session_id, tool_use_id=tool_use_id or None)
         try:
             decision = self.engine.decide_bash(command, ctx, tool_use_id=tool_use_id)

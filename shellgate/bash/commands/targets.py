@@ -1,4 +1,5 @@
-"""Where a write lands: inside the workspace (a WRITE) or anywhere else (EXEC).
+"""Where a write lands: inside the workspace or a scratch directory (a WRITE) or anywhere else
+(EXEC).
 
 A target counts as inside only when it is static text (no expansion, glob or brace), resolves
 against every directory the command may run in (``Call.cwds``), stays under the workspace after
@@ -106,8 +107,8 @@ def where(word: Word, call: Call, *, sink: bool = True) -> tuple[Effect, str]:
         return Effect.EXEC, "a relative path after a cd to an unknown directory"
     ws = str(call.ctx.workspace)
     real_ws = os.path.realpath(ws)
-    roots = {os.path.normpath(ws), real_ws}
-    real_roots = {real_ws}
+    real_roots = {real_ws, *(os.path.realpath(s) for s in call.ctx.scratch)}
+    roots = {os.path.normpath(ws), *(os.path.normpath(s) for s in call.ctx.scratch), *real_roots}
     for p in paths:
         if ".git" in p.split("/"):  # the same test as on Path(p).parts
             return Effect.EXEC, f"{p} (inside a .git directory)"
