@@ -134,6 +134,9 @@ class Engine:
     def set_scratch_roots(self, roots: Iterable[str | Path]) -> None:
         self.tool.set_scratch_roots(roots)
 
+    def set_confined_exec(self, confined: bool, auto_allow: bool | None = None) -> None:
+        self.tool.set_confined_exec(confined, auto_allow)
+
     def set_approver(self, approver: Callable[[Prompt], DecisionKind] | None) -> None:
         self.tool.set_approver(approver)
 

@@ -219,7 +219,7 @@ class Shell:
 
         with self._state:  # not the run lock: a running command must not hold up a check
             engine = self._engine()
-            engine.set_scratch_roots(self._bash().sandbox.scratch())   # as BashTool.run does
+            self._bash().tell(engine)   # the twin decides as the BashTool's engine does
             ctx = CallContext(cwd=str(self._bash().cwd), session_id=self.session_id,
                               agent=self.agent)
             d, analysis = engine.check_bash(command, ctx)

@@ -161,6 +161,8 @@ class Engine:
         self.readonly_internal_dirs = tuple(_norm(p) for p in readonly_internal_dirs)
         self._roots = tuple(_norm(p) for p in filesystem_roots)
         self._scratch: tuple[str, ...] = ()
+        self._confined = False                   # set_confined_exec
+        self._auto_allow: bool | None = None
         self.sandboxed = sandboxed
         self.ask_as_deny = ask_as_deny
         self.home = _norm(home) if home is not None else _norm("~")
@@ -229,6 +231,20 @@ class Engine:
     @property
     def scratch_roots(self) -> tuple[str, ...]:
         return self._scratch
+
+    def set_confined_exec(self, confined: bool, auto_allow: bool | None = None) -> None:
+        """Told by a caller that runs every allowed command in a sandbox with no network,
+        writes only in the workspace, scratch and the user's writable roots, and secrets
+        masked (``BashTool``): an exec that asks in the mode matrix and carries no warning is
+        then allowed, since the sandbox already stops what exec could do beyond an edit.
+        ``auto_allow`` is ``[sandbox] auto_allow``: None means on in accept-edits only."""
+        self._confined, self._auto_allow = bool(confined), auto_allow
+
+    def _confined_allows(self, call: Call) -> bool:
+        if not self._confined or call.capability is not Capability.EXEC or call.meta.warnings:
+            return False
+        on = self._auto_allow if self._auto_allow is not None else self._mode is Mode.AUTO
+        return on and self._mode in (Mode.AUTO, Mode.BALANCED)
 
     @property
     def session_approvals(self) -> tuple[Approval, ...]:
@@ -492,6 +508,10 @@ class Engine:
         if verdict is Verdict.ALLOW:
             return Decision(DecisionKind.ALLOW, f"{cap} is allowed in {mode} mode",
                             "chain.mode_matrix", "mode")
+        if verdict is Verdict.ASK and self._confined_allows(call):
+            return Decision(DecisionKind.ALLOW, "exec runs confined here (no network; writes only "
+                            "in the workspace and scratch; secrets masked) — [sandbox] auto_allow",
+                            "chain.confined_exec", "mode")
         nosb = " without a sandbox" if verdict is not matrix_verdict(mode, cap) else ""
         note = self._untrusted_note(call)
         if verdict is Verdict.DENY:

@@ -139,6 +139,7 @@ class BashTool:
             engine.set_mode(mode)
         if engine is not None and approver is not None:
             engine.set_approver(approver)
+        self.tell(self.engine)
         base = limits or self.settings.limits
         self.limits = replace(base, timeout=timeout or (base.timeout if limits else self.settings.timeout))
         s, ws = self.settings, self.workspace
@@ -148,6 +149,16 @@ class BashTool:
         self._extra_masked = s.resolve(s.masked, ws, self.home)
         self._cwd = self.workspace
         self._lock = threading.Lock()
+
+    def tell(self, engine: Engine) -> None:
+        """Tell ``engine`` what this tool's sandbox guarantees: its private scratch space
+        (writes there are edits like the workspace's), and whether an exec runs confined (no
+        network, workspace and scratch writes, secrets masked), so that ``[sandbox]
+        auto_allow`` (default: on in accept-edits) may let it run unasked. Only a tier that
+        really confines counts (not "none", not disabled)."""
+        confined = self.sandbox.tier is not Tier.NONE and not self.sandbox.disabled
+        engine.set_scratch_roots(self.sandbox.scratch())
+        engine.set_confined_exec(confined, self.settings.auto_allow)
 
     @property
     def sandboxed(self) -> bool:
@@ -191,9 +202,7 @@ class BashTool:
         """Decide ``command``, and run it in the sandbox when allowed. Never raises."""
         start = time.monotonic()
         cwd = self._cwd
-        # The private /tmp is scratch space: writes there are edits like the workspace's (and
-        # after close() a Landlock sandbox's private directory is a new one).
-        self.engine.set_scratch_roots(self.sandbox.scratch())
+        self.tell(self.engine)   # after close() a Landlock sandbox's scratch is a new one
         ctx = CallContext(cwd=str(cwd), session_id=self.session_id, tool_use_id=tool_use_id or None)
         try:
             decision = self.engine.decide_bash(command, ctx, tool_use_id=tool_use_id)

@@ -8,6 +8,9 @@
     prespawn = true             # bwrap: long-lived sandboxes, one per filesystem view (fast);
                                 # false: a fresh bwrap per command
     timeout = 120               # seconds per command
+    auto_allow = true           # an exec with no warning runs unasked, confined (no network,
+                                # workspace and scratch writes, secrets masked); unset: on in
+                                # accept-edits, off in balanced (strict denies exec anyway)
     follow_cd_outside = false   # a cd out of the workspace: false keeps the cwd where it was
                                 # (with a note); true follows it (decisions stay against the
                                 # workspace)
@@ -46,6 +49,7 @@ class SandboxSettings:
     tier: str = "auto"
     prespawn: bool = True
     follow_cd_outside: bool = False
+    auto_allow: bool | None = None
     timeout: float = 120.0
     writable: tuple[str, ...] = ()
     readonly: tuple[str, ...] = ()
@@ -81,7 +85,7 @@ def parse_section(section: Mapping[str, Any] | None) -> SandboxSettings:
         raise ValueError("[sandbox] must be a table")
     lim = s.limits
     for key, value in section.items():
-        if key in ("enabled", "prespawn", "follow_cd_outside"):
+        if key in ("enabled", "prespawn", "follow_cd_outside", "auto_allow"):
             s = replace(s, **{key: _bool(key, value)})
         elif key == "tier":
             if value not in TIERS:
