@@ -19,6 +19,10 @@ from ..bash.envsecrets import SECRET_ENV_NAMES
 ALLOWED: tuple[str, ...] = (
     "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "USER", "LOGNAME",
     "SHELL", "TZ",
+    # How output looks and whether Python leaves bytecode behind: without them a session's
+    # `git show --stat` is laid out for another width and `git add -A` picks up __pycache__.
+    "COLUMNS", "LINES", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "PYTHONDONTWRITEBYTECODE",
+    "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONUTF8", "VIRTUAL_ENV",
 )
 
 # Variables that make a program run other code (loaders, shell start-up, interpreters' hooks)
