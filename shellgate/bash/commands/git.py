@@ -368,6 +368,34 @@ SYMBOLIC_REF = Command(reads=False, name="git symbolic-ref", abbrev=False, max_o
                        unsafe={Flag("-d", "--delete"): "deletes a reference",
                                Flag("-m", takes=V): "changes a reference"})
 
+def _dry_run(p: Parsed, call: Call) -> Iterable[Finding]:
+    if not p.has("-n", "--dry-run"):
+        yield Finding("git clean without -n deletes untracked files", call.command.span,
+                      "readonly.operand")
+
+
+# Only the dry run: -n wins over -f (git prints "Would remove" and deletes nothing).
+CLEAN = Command("git clean", reads=False, abbrev=False, check=_dry_run, safe=[
+    Flag("-n", "--dry-run"), Flag("-d"), Flag("-f", "--force"), Flag("-x"), Flag("-X"),
+    Flag("-q", "--quiet"), Flag("-e", "--exclude", takes=V)],
+    unsafe={Flag("-i", "--interactive"): "asks which files to delete, then deletes them"})
+SHOW_BRANCH = _cmd("show-branch", [
+    Flag("-a", "--all"), Flag("-r", "--remotes"), Flag("--topo-order"), Flag("--date-order"),
+    Flag("--current"), Flag("--color", **O), Flag("--no-color"), Flag("--sha1-name"),
+    Flag("--more", **O), Flag("--list"), Flag("--merge-base"), Flag("--independent"),
+    Flag("--no-name"), Flag("--sparse"), Flag("-g", "--reflog", **O)])
+CHERRY = _cmd("cherry", [Flag("-v"), Flag("--abbrev", **O)], max_operands=3)
+# range-diff runs git log for each range: the log and diff tables, the same refusals.
+RANGE_DIFF = _cmd("range-diff", [*_LOGLIKE, Flag("--creation-factor", takes=V),
+                                 Flag("--no-dual-color")], _LOG_UNSAFE)
+BISECT = _sub_dispatch({"log": Command(reads=False, name="git bisect log", max_operands=0)},
+                       None, "bisect")
+_NOTES_REF = [Flag("--ref", takes=V)]
+NOTES = _sub_dispatch({
+    "list": Command(reads=False, name="git notes list", abbrev=False, max_operands=1, safe=_NOTES_REF),
+    "show": Command(reads=False, name="git notes show", abbrev=False, max_operands=1, safe=_NOTES_REF),
+}, "list", "notes")
+
 READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]]] = {
     "status": STATUS, "log": LOG, "show": SHOW, "whatchanged": WHATCHANGED, "rev-list": REV_LIST,
     "diff": DIFF, "diff-tree": DIFF_TREE, "diff-index": DIFF_INDEX, "diff-files": DIFF_FILES,
@@ -377,6 +405,8 @@ READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]
     "count-objects": COUNT_OBJECTS, "check-ignore": CHECK_IGNORE, "check-attr": CHECK_ATTR,
     "version": VERSION, "var": VAR, "branch": BRANCH, "tag": TAG, "config": CONFIG, "stash": STASH,
     "remote": REMOTE, "reflog": REFLOG, "worktree": WORKTREE, "symbolic-ref": SYMBOLIC_REF,
+    "clean": CLEAN, "show-branch": SHOW_BRANCH, "cherry": CHERRY, "range-diff": RANGE_DIFF,
+    "bisect": BISECT, "notes": NOTES,
 }
 _ALIASES = frozenset(READ_FORMS)
 NETWORK_FORMS = gitkeys.NETWORK_SUBCOMMANDS
