@@ -12,9 +12,13 @@ never let a command through whose inner command nobody identified.
 writes ``nohup.out``; ``env NAME=value cmd`` is a prefix assignment in disguise (PAGER, PATH,
 LD_PRELOAD …); ``env -S``/``-C`` and ``exec -a`` change what or where the inner command runs.
 ``bash -c``/``sh -c``/``dash -c`` are read-only when the script is static and every command in
-it is (for ``sh``/``dash``, also when it holds nothing that dash reads differently from bash);
-login/interactive shells (``-l``, ``-i``) read rc files and are refused, as is ``zsh`` (it
-always reads ``~/.zshenv``). ``xargs`` appends its input as arguments: the classifier marks
+it is (for ``sh``/``dash``, also when it holds nothing that dash reads differently from bash).
+A login shell (``-l``, ``--login``: ``bash -lc`` is how Codex runs every command) reads the
+user's profile first: that is the user's own configuration, which no agent may write (the
+profile files are implants: the classifier asks and every sandbox binds them read-only), and
+the harness runs it for every command anyway, so it does not make the script less read-only.
+Interactive shells (``-i``) are refused: they also read ``~/.bashrc`` and rewrite the history
+file when they exit. So is ``zsh`` (it always reads ``~/.zshenv``). ``xargs`` appends its input as arguments: the classifier marks
 its inner command ``wild_tail`` so only commands without unsafe options pass.
 """
 
@@ -130,7 +134,7 @@ def wrapper(call: Call) -> list[Finding]:
     return out
 
 
-_SHELL_FLAGS = set("euxvcfC")
+_SHELL_FLAGS = set("euxvcfCl")
 _SHELL_O = {"pipefail", "errexit", "nounset", "xtrace", "noglob", "posix"}
 
 
@@ -148,7 +152,7 @@ def shell(call: Call) -> list[Finding]:
             out.append(Finding(f"{name} argument only known at run time (an option, or the script)",
                                w.span, "readonly.wild"))
             return out
-        if t in ("--norc", "--noprofile", "--posix"):
+        if t in ("--norc", "--noprofile", "--posix", "--login"):
             i += 1
             continue
         if t in ("--", "-"):  # the end of the options: the script is the next word
@@ -157,8 +161,9 @@ def shell(call: Call) -> list[Finding]:
         if len(t) >= 2 and t[0] in "-+" and t[1] != "-":
             letters = t[1:]
             if not set(letters) <= _SHELL_FLAGS | {"o"}:
-                out.append(Finding(f"{name} {t}: option not on the read-only list (-l and -i read rc "
-                                   "files, -s reads commands from stdin)", w.span, "readonly.flag"))
+                out.append(Finding(f"{name} {t}: option not on the read-only list (-i reads ~/.bashrc "
+                                   "and rewrites the history file, -s reads commands from stdin)",
+                                   w.span, "readonly.flag"))
                 return out
             has_c = has_c or (t[0] == "-" and "c" in letters)
             if "o" in letters:
