@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from .._lazyre import lazy_compile
 from .._record import record
+from . import xargsnames
 from .envsecrets import env_hits
 from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
@@ -55,8 +56,9 @@ def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     out: list[SensitiveHit] = []
     seen: set[tuple[Span | None, PathClass, str]] = set()
     for i, cmd in enumerate(script.commands):
+        below = xargsnames.roots(script, i) if cmd.via and cmd.via[-1] is Via.XARGS else None
         found = ((_redirect_hits(cmd, ctx, dot_rule) if cmd.redirects else [])
-                 + _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ()))
+                 + _command_hits(cmd, limits.get(i), ctx, dot_rule, inner.get(i, ()), below)
                  + implicit_hits(cmd, ctx)
                  + env_hits(cmd, i in inner))
         for hit in found:
@@ -148,7 +150,9 @@ _UNSURE_TREE = CmdPaths(Role.UNSURE, tree=True)  # a command not in the table
 
 
 def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
-                  inner: Iterable[str | None] = ()) -> list[SensitiveHit]:
+                  inner: Iterable[str | None] = (), below: list[str] | None = None) -> list[SensitiveHit]:
+    """``below``: where the names xargs appends lie when a find feeds it (``xargsnames.roots``;
+    without it, anywhere below the cwd)."""
     if cmd.kind is not CommandKind.SIMPLE or not cmd.words:
         return []
     name = cmd.name
@@ -170,7 +174,7 @@ def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
         return _spec_hits(words, _UNSURE_TREE, ctx, dot_rule, split=base not in WRAPPERS)
     if listed is not None and spec.operands not in (Role.READ, Role.RW, Role.UNSURE):
         listed = None
-    return _spec_hits(words, spec, ctx, dot_rule, name=base, listed=listed)
+    return _spec_hits(words, spec, ctx, dot_rule, name=base, listed=listed, below=below)
 
 
 def _nested_hits(base: str, words: tuple[Word, ...], ctx: Context) -> list[SensitiveHit]:
@@ -348,7 +352,8 @@ def _is_remote(t: str) -> bool:
 
 
 def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: bool, *,
-               name: str = "", split: bool = False, listed: Span | None = None) -> list[SensitiveHit]:
+               name: str = "", split: bool = False, listed: Span | None = None,
+               below: list[str] | None = None) -> list[SensitiveHit]:
     """Hits for one command line read through its table entry. ``listed``: the operands arrive
     at run time (``… | xargs CMD``), so the command may read anything below the cwd."""
     if _spec_tables(spec)[3] and name not in ("sed", "gsed"):
@@ -398,7 +403,7 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
         ops = [ops[0], *ops[2:]]
     if not ops and ((spec.default_dot and tree) or listed is not None):
         span = listed or (words[-1].span if words else (0, 0))
-        ops = [Word(".", ".", span)]
+        ops = [Word(r, r, span) for r in (below if listed is not None and below else ["."])]
         tree, walk = True, walk or listed is not None
     for w in ops:
         out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split, walk=walk))

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from .._lazyre import lazy_compile
 from .._record import record, replace
-from . import zsh
+from . import xargsnames, zsh
 from .commands import expansions, registry
 from .commands.spec import Call, Command, Finding, run_checks
 from .commands.targets import expand_home, resolve, where, worst
@@ -99,12 +99,13 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
             f"the command could not be fully parsed: {script.error.reason}", script.error.span,
             "readonly.parse"),))
     cwds = candidate_cwds(script, ctx)
-    per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via)))
+    tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, cwds)
+             for i, cmd in enumerate(script.commands)]
+    per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i]))
            for i, cmd in enumerate(script.commands)]
     writes = line_writes(per)
     if writes != ():  # a second look, knowing what the line writes (globs, git's config, jq -f)
-        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=xargs_tail(cmd.via),
-                                  line_writes=writes))
+        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i], line_writes=writes))
                for i, cmd in enumerate(script.commands)]
     findings = [f for found in per for f in found]
     clean = [i for i, found in enumerate(per) if not found]

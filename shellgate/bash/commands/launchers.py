@@ -18,8 +18,9 @@ user's profile first: that is the user's own configuration, which no agent may w
 profile files are implants: the classifier asks and every sandbox binds them read-only), and
 the harness runs it for every command anyway, so it does not make the script less read-only.
 Interactive shells (``-i``) are refused: they also read ``~/.bashrc`` and rewrite the history
-file when they exit. So is ``zsh`` (it always reads ``~/.zshenv``). ``xargs`` appends its input as arguments: the classifier marks
-its inner command ``wild_tail`` so only commands without unsafe options pass.
+file when they exit. So is ``zsh`` (it always reads ``~/.zshenv``). ``xargs`` appends its
+input as arguments: the classifier marks its inner command ``wild_tail`` so only commands
+without unsafe options pass, unless ``bash/xargsnames.py`` proves the input plain file names.
 """
 
 from __future__ import annotations

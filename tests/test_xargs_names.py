@@ -1,0 +1,52 @@
+"""``find D … | xargs R …`` is read-only when the names xargs appends are proved plain file
+names below D and no secret lies there (``shellgate/bash/xargsnames.py``; #17). Each row of
+``corpus/xargs_names.jsonl`` builds its tree, checks the verdict, and runs the read-only ones
+for real: they must print no canary and change nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from _helpers import git_workspace
+from conftest import load
+
+from shellgate import Gate
+
+ROWS = load("xargs_names.jsonl")
+CANARY = "CANARY-xargs-9d41"
+
+
+def _tree(tmp: Path, files: list[str]) -> tuple[Path, Path]:
+    ws = git_workspace(tmp / "ws")
+    home = tmp / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(CANARY + "\n")
+    for f in files:
+        name, _, target = f.partition("->")
+        p = ws / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if target:
+            p.symlink_to(str(home) + target[1:] if target.startswith("~") else target)
+        else:
+            p.write_text(f"def main(): pass  # {name}\n")
+    return ws, home
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["cmd"][:50] for r in ROWS])
+def test_xargs_names(row, tmp_path):
+    ws, home = _tree(tmp_path, row["files"])
+    v = Gate(ws, mode="balanced", home=home).check(row["cmd"], cwd=ws)
+    assert v.analysis.readonly is row["readonly"], v.reason
+    if not row["readonly"]:
+        return
+    before = sorted((str(p), p.stat().st_mtime_ns) for p in ws.rglob("*") if ".git" not in p.parts)
+    p = subprocess.run(["bash", "-c", row["cmd"]], cwd=ws, capture_output=True, text=True, timeout=30,
+                       env={**os.environ, "HOME": str(home)})
+    assert CANARY not in p.stdout + p.stderr
+    assert p.returncode == 0, p.stderr
+    after = sorted((str(p), p.stat().st_mtime_ns) for p in ws.rglob("*") if ".git" not in p.parts)
+    assert before == after
