@@ -35,6 +35,10 @@ def decide(call: Call, mode: ModeMap, config: str | None, workspace: str) -> Out
         request = Request(tool_id=call.tool_use_id, tool_name="bash",
                           args={"command": call.command or ""})
         return _outcome(engine.decide(request, ctx))
+    if call.kind is ToolKind.SEARCH:  # the classifier reads the tree the globs allow
+        request = Request(tool_id=call.tool_use_id, tool_name=call.engine_tool or "grep",
+                          args={"path": call.paths[0], "search": list(call.globs)})
+        return _outcome(engine.decide(request, ctx))
     tool = FILE_TOOL[call.kind]
     outcomes = [_outcome(engine.decide(Request(tool_id=call.tool_use_id, tool_name=tool,
                                                args={"file_path": path}), ctx))

@@ -39,6 +39,7 @@ class ToolKind(StrEnum):
     WRITE = "write"    # creates or replaces the file(s)
     EDIT = "edit"      # edits the file(s) in place
     PATCH = "patch"    # Codex apply_patch: a patch text naming the files it writes
+    SEARCH = "search"  # reads every file under a directory that its glob(s) allow (Grep, Glob)
     OTHER = "other"    # not ours to judge: the hook answers nothing and the agent decides
 
 
@@ -76,6 +77,20 @@ GEMINI_MODES: Mapping[str, ModeMap] = {"": ModeMap("accept-edits")}
 
 
 @record
+class SearchFields:
+    """Where one search tool's payload holds what it reads: the directory (the first of
+    ``root`` present; none: the cwd) and the glob(s) filtering the files below it (every one
+    of ``globs`` present, a string or a list; none: every file). ``engine`` is the engine's
+    name for the tool (``grep``, ``glob``, ``read``); ``need_glob``: a call without a glob is
+    malformed (Glob's ``pattern`` is what it searches for)."""
+
+    engine: str
+    root: tuple[str, ...]
+    globs: tuple[str, ...]
+    need_glob: bool = False
+
+
+@record
 class Call:
     """One tool call as any agent's hook describes it."""
 
@@ -83,7 +98,9 @@ class Call:
     tool_name: str
     kind: ToolKind
     command: str | None = None            # BASH
-    paths: tuple[str, ...] = ()           # READ / WRITE / EDIT / PATCH
+    paths: tuple[str, ...] = ()           # READ / WRITE / EDIT / PATCH; SEARCH: its root
+    globs: tuple[str, ...] = ()           # SEARCH: the globs filtering what it reads
+    engine_tool: str = ""                 # SEARCH: the engine's name for the tool
     cwd: str = ""
     session_id: str = ""
     tool_use_id: str = ""
@@ -133,7 +150,8 @@ class AgentSpec:
     event: str                                   # the tool event we answer
     tools: Mapping[str, ToolKind]
     path_keys: tuple[str, ...] = ("file_path",)
-    cwd_keys: tuple[str, ...] = ()               # tool_input keys naming a working directory
+    cwd_keys: tuple[str, ...] = ()               # shell tool_input keys naming a working dir
+    searches: Mapping[str, SearchFields] = field(default_factory=dict)  # per SEARCH tool
     modes: Mapping[str, ModeMap] = field(default_factory=dict)
     can_ask: bool = True
     project_env: str | None = None               # env var holding the project root, if any
@@ -185,8 +203,8 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
         raise HookInputError("tool_input is not an object")
     kind = spec.tools.get(tool, ToolKind.OTHER)
     cwd = agent_cwd = _str(payload, "cwd")
-    for key in spec.cwd_keys:   # Gemini's run_shell_command may name its own directory
-        sub = tool_input.get(key)
+    for key in spec.cwd_keys if kind is ToolKind.BASH else ():
+        sub = tool_input.get(key)  # Gemini's run_shell_command may name its own directory
         if isinstance(sub, str) and sub:
             cwd = os.path.join(cwd, sub) if cwd else sub
     mode = payload.get("permission_mode")
@@ -206,6 +224,8 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
         if not paths:
             raise HookInputError(f"{tool}: no file named in the patch")
         return Call(paths=paths, **common)
+    if kind is ToolKind.SEARCH:
+        return search_call(spec.searches[tool], tool, tool_input, common)
     if kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
         paths = tuple(tool_input[k] for k in spec.path_keys
                       if isinstance(tool_input.get(k), str) and tool_input[k])
@@ -213,6 +233,35 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
             raise HookInputError(f"{tool}: no file path in tool_input")
         return Call(paths=paths, **common)
     return Call(**common)
+
+
+def search_call(fields: SearchFields, tool: str, tool_input: Mapping[str, Any],
+                common: dict[str, Any]) -> Call:
+    """A search call read by its :class:`SearchFields`. Fail closed: a field of the wrong
+    type is a :class:`HookInputError` (a deny), never skipped — a skipped glob would only
+    widen the search, but a skipped root would move it."""
+    root = ""
+    for key in fields.root:
+        value = tool_input.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise HookInputError(f"{tool}: tool_input.{key} is not a string")
+        if value:
+            root = value
+            break
+    globs: list[str] = []
+    for key in fields.globs:
+        value = tool_input.get(key)
+        if value is None:
+            continue
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(g, str) for g in items):
+            raise HookInputError(f"{tool}: tool_input.{key} is not a string or a list of strings")
+        globs += items
+    if fields.need_glob and not any(globs):
+        raise HookInputError(f"{tool}: no {' or '.join(fields.globs)} in tool_input")
+    return Call(paths=(root or ".",), globs=tuple(globs), engine_tool=fields.engine, **common)
 
 
 # --- mode --------------------------------------------------------------------------------

@@ -118,7 +118,7 @@ class Call:
                     continue
                 raw = home + a.path[1:] if a.path == "~" or a.path.startswith("~/") else a.path
                 p = os.path.normpath(os.path.join(self.cwd, raw))
-                entries.append(PathEntry(p, os.path.realpath(p), a.op))
+                entries.append(PathEntry(p, os.path.realpath(p), a.op, a.below))
             self._subject = Subject(self.tool, self.meta.key, self.view, tuple(entries),
                                     self.meta.paths_complete, self.meta.hosts, home, self.cwd)
         return self._subject
