@@ -109,7 +109,8 @@ def test_dry_run_writes_nothing(tmp_path):
     assert "would update" in install.render(p, dry_run=True)
 
 
-@pytest.mark.parametrize("text", ["{ // comment\n}", "[1, 2]", '{"hooks": []}',
+# (JSONC — comments, trailing commas — is read and rewritten: tests/test_init_jsonc.py)
+@pytest.mark.parametrize("text", ["[1, 2]", '{"hooks": []}',
                                   '{"hooks": {"PreToolUse": {}}}'])
 def test_refuses_files_it_cannot_edit_safely(tmp_path, text):
     path = tmp_path / ".claude" / "settings.json"
