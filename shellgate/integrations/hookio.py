@@ -121,6 +121,7 @@ class Outcome:
     approve_hint: str = ""                 # how a human approves (only when ask became deny)
     updated_input: Mapping[str, Any] | None = None  # the tool input to run instead (confined)
     grant: str = ""                        # what the confined command may do (SPEC §9)
+    notices: tuple[str, ...] = ()          # rules that can never match: stderr, never the answer
 
     def text(self) -> str:
         """The reason as the agent shows it: reason, details, warnings, approval hint. The
@@ -530,13 +531,21 @@ def run(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
 
     A tool shellgate does not judge gets no output (exit 0): the agent's own rules decide it.
     """
+    out, code, _ = answer(spec, stdin_text, mode_override, config, decider)
+    return out, code
+
+
+def answer(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
+           config: str | None = None,
+           decider: Decider | None = None) -> tuple[str, int, tuple[str, ...]]:
+    """:func:`run`, and the rule notices of the config the decision loaded (for stderr)."""
     outcome = evaluate(spec, stdin_text, mode_override, config, decider)
     if outcome is None:
-        return "", 0
+        return "", 0, ()
     try:
-        return spec.render(outcome), 0
+        return spec.render(outcome), 0, outcome.notices
     except Exception as exc:  # noqa: BLE001
-        return spec.render(_internal(exc)), 0
+        return spec.render(_internal(exc)), 0, ()
 
 
 def hook_specific_output(event: str, decision: str, reason: str | None,
@@ -624,12 +633,15 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
     deny could not be written. Stray prints from libraries go to stderr, never into the JSON.
     ``hard_stop`` (the hook process itself): a watchdog writes a deny and ends the process
     if no answer is ready after ``--deadline`` seconds (default 10), whatever hangs.
+    Rules of the config that can never match are named on stderr after the answer: every
+    agent reads only stdout at exit 0, so they never touch the protocol.
     """
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     saved = sys.stdout
     dog = None
+    notices: tuple[str, ...] = ()
     if hard_stop and agent in AGENT_MODULES:
         from ..limits import Watchdog
 
@@ -654,7 +666,7 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
             out, code = module.SPEC.render(Outcome("deny", f"bad hook arguments ({exc}); {USAGE}",
                                                    rule="hook.usage")), 0
         else:
-            out, code = run(module.SPEC, text, mode_override=mode, config=config)
+            out, code, notices = answer(module.SPEC, text, mode_override=mode, config=config)
     except BaseException as exc:  # noqa: BLE001 - last resort: exit 2 blocks in every agent
         sys.stdout = saved
         print(f"shellgate: blocked because the hook failed ({type(exc).__name__}: {exc})",
@@ -674,6 +686,10 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
         # the answer is lost, so block
         print(f"shellgate: blocked because the answer could not be written ({exc})", file=stderr)
         return 2
+    if notices:
+        from ..approval import announce
+
+        announce(notices, stderr)
     return code
 
 
