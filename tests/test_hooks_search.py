@@ -29,8 +29,9 @@ pytestmark = pytest.mark.skipif(EXE is None, reason="the shellgate console scrip
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    """``work`` (clean), ``dirty`` (a .env and a link to the SSH key), a fake HOME, and two
-    configs: one denying ``Read(~/.ssh/**)``, one asking for ``Read(./docs/**)``."""
+    """``work`` (clean), ``dirty`` (a .env and a link to the SSH key), a fake HOME, and three
+    configs: denying ``Read(~/.ssh/**)``, asking for ``Read(./docs/**)``, denying
+    ``Read(./.env)``."""
     root = tmp_path_factory.mktemp("search")
     work, home = agent_project(root, "src", "hello\n", "-----BEGIN FAKE KEY-----\n")
     (work / "src" / "app.py").write_text("# TODO\n")
@@ -43,15 +44,16 @@ def world(tmp_path_factory):
     (dirty / "links").mkdir()
     (dirty / "links" / "key.md").symlink_to(home / ".ssh" / "id_rsa")
     subprocess.run(["git", "init", "-q", str(dirty)], check=True)
-    deny, ask = root / "deny.toml", root / "ask.toml"
+    deny, ask, env_rule = root / "deny.toml", root / "ask.toml", root / "env.toml"
     deny.write_text('[permissions]\ndeny = ["Read(~/.ssh/**)"]\n')
     ask.write_text('[permissions]\nask = ["Read(./docs/**)"]\n')
+    env_rule.write_text('[permissions]\ndeny = ["Read(./.env)"]\n')
     env = {k: v for k, v in os.environ.items()
            if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "SHELLGATE_CONFIG")}
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(root / "config"),
                XDG_STATE_HOME=str(root / "state"))
     names = {"$WORK": str(work), "$DIRTY": str(dirty), "$HOME": str(home),
-             "$DENY_SSH": str(deny), "$ASK_DOCS": str(ask)}
+             "$DENY_SSH": str(deny), "$ASK_DOCS": str(ask), "$DENY_ENV": str(env_rule)}
     return {"env": env, "names": names, "work": str(work)}
 
 

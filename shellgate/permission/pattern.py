@@ -175,12 +175,19 @@ class PathPattern:
         Errs towards yes — a deny or ask rule that fires too often costs a prompt, one that
         misses costs the file it was written for: case is ignored (searches may ignore it), a
         wildcard may stand for a leading dot (searches read hidden files), and a ``**``
-        inside a segment (``a**b``) stands for any directories."""
+        inside a segment (``a**b``) stands for any directories. A pattern that matches a
+        directory matches everything below it; for a pattern that names one path outright
+        (``./.env``, ``~/.aws/credentials``) the disk says whether that is a directory — a
+        file, or nothing yet, has nothing below it for a search to read, so ``Read(./.env)``
+        does not stop a search of ``*.py``."""
         from ..bash.pathglob import STARSTAR, path_intersects
 
         mine = self._root(home, base, cwd)
-        rule = (*_segs(mine, _LITERAL), *(_segs(self.body, _RULE) if self.glob else ()),
-                STARSTAR)  # a pattern that matches a directory matches everything below it
+        body = _segs(self.body, _RULE) if self.glob else ()
+        named = self.glob is not None and self.anchor is not Anchor.ANY and not any(
+            c in self.body for c in "*?")
+        below_it = not named or os.path.isdir(os.path.join(mine, self.body))
+        rule = (*_segs(mine, _LITERAL), *body, *((STARSTAR,) if below_it else ()))
         tree = (*_segs(root, _LITERAL), *_segs(below, _SHELL))
         return path_intersects(tree, rule, dot_rule=False)
 
