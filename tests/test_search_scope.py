@@ -22,6 +22,8 @@ from shellgate.permission.pattern import PathPattern
     (["~/.ssh/*"], [("~/.ssh", "*")]),
     (["../other/*.py"], [("/other", "*.py")]),             # a .. in the head leaves the root
     (["a/*/../x"], [("/", "**")]),                         # a .. after a wildcard: everything
+    (["~/../../etc/*"], [("/", "**")]),                    # ~/.. is not for normpath to say
+    (["/etc/../home/u/.ssh/*"], [("/home/u/.ssh", "*")]),
     (["docs/"], [("/ws", "**/docs/**")]),                  # a plain name may be a directory
     (["!*.env"], [("/ws", "**")]),                         # an exclusion alone: everything
     ([""], [("/ws", "**")]),

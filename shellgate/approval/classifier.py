@@ -147,14 +147,15 @@ def search_scope(root: str, globs: Iterable[str]) -> list[tuple[str, str]]:
         head = "/".join(segs[:k])
         if piece.startswith("/"):
             head = "/" + head
-        where = os.path.normpath(os.path.join(base, head)) if base else head
+        where = os.path.join(base, head) if base else head
         tail = segs[k:]
         if not has_glob(piece) and "**" not in piece:
             tail.append("**")   # a plain name may be a directory: all of it is read
-        if ".." in tail:
+        # where `~/..` leads is the engine's to resolve (normpath would make it relative)
+        if ".." in tail or (where.startswith("~") and ".." in where.split("/")):
             out.append(("/", "**"))
         else:
-            out.append((where, "/".join(tail) or "**"))
+            out.append((os.path.normpath(where), "/".join(tail) or "**"))
     return list(dict.fromkeys(out))
 
 
