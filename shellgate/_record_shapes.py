@@ -405,16 +405,17 @@ def init_slot_n_aaaaa(self, a0, a1, a2, a3, a4):
     _s4(self, a4)
 
 
-def init_slot_n_aaaaaFaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
+def init_slot_n_aaaaaFFaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, a2)
     _s3(self, a3)
     _s4(self, a4)
     _s5(self, _f5() if a5 is _HAS_FACTORY else a5)
-    _s6(self, a6)
+    _s6(self, _f6() if a6 is _HAS_FACTORY else a6)
     _s7(self, a7)
     _s8(self, a8)
+    _s9(self, a9)
 
 
 def init_slot_n_aaaaaa(self, a0, a1, a2, a3, a4, a5):
@@ -498,6 +499,21 @@ def init_slot_n_aaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
     _s8(self, a8)
     _s9(self, a9)
     _s10(self, a10)
+
+
+def init_slot_n_aaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
+    _s0(self, a0)
+    _s1(self, a1)
+    _s2(self, a2)
+    _s3(self, a3)
+    _s4(self, a4)
+    _s5(self, a5)
+    _s6(self, a6)
+    _s7(self, a7)
+    _s8(self, a8)
+    _s9(self, a9)
+    _s10(self, a10)
+    _s11(self, a11)
 
 
 def init_slot_n_aaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):

@@ -119,6 +119,12 @@ class Gate:
                 self._error = f"configuration error: {exc}"
         return self._engine
 
+    def rule_notices(self) -> tuple[str, ...]:
+        """The configured rules that can never match as written (empty when the config
+        does not load: ``check`` then reports that error instead)."""
+        engine = self._load()
+        return engine.rule_notices if engine is not None else ()
+
     def check(self, command: str, cwd: str | Path | None = None) -> Verdict:
         """The verdict on ``command`` run from ``cwd`` (default: the workspace)."""
         engine = self._load()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from typing import IO
 
@@ -27,9 +28,19 @@ def make_gate(mode: str | None, cwd: str | None, config: str | None, plan: bool)
     return Gate(workspace=cwd or os.getcwd(), mode=mode, config=config, plan=plan)
 
 
+def announce_rules(gate: Gate) -> None:
+    """The rule notices of the config ``gate`` loads, on stderr (never on stdout, where
+    ``--json`` and ``--jsonl`` answers go)."""
+    from .approval import announce
+
+    announce(gate.rule_notices(), sys.stderr)
+
+
 def run_one(command: str, *, mode: str | None, cwd: str | None, config: str | None, plan: bool,
             as_json: bool, out: IO[str] | None = None) -> int:
-    verdict = make_gate(mode, cwd, config, plan).check(command, cwd=cwd)
+    gate = make_gate(mode, cwd, config, plan)
+    announce_rules(gate)
+    verdict = gate.check(command, cwd=cwd)
     if as_json:
         print(verdict_json(verdict), file=out)
     else:
@@ -104,6 +115,7 @@ def check_lines(lines: Iterable[str], *, mode: str | None, cwd: str | None, conf
 
 def run_batch(src: IO[str], out: IO[str], *, mode: str | None, cwd: str | None,
               config: str | None, plan: bool, jobs: int) -> int:
+    announce_rules(make_gate(mode, cwd, config, plan))  # once, here, not in each worker
     for result in check_lines(_lines(src), mode=mode, cwd=cwd, config=config, plan=plan,
                               jobs=jobs):
         out.write(result + "\n")

@@ -101,10 +101,11 @@ def _click_main(args: list[str]) -> None:
     def explain(command: str, mode: str | None, cwd: str | None, config: str | None,
                 as_json: bool, plan: bool, show_hook: bool) -> None:
         """Show every command bash would run and every reason, with its span underlined."""
-        from .checkcli import exit_code, make_gate, verdict_json
+        from .checkcli import announce_rules, exit_code, make_gate, verdict_json
         from .render import print_explain
 
         gate = make_gate(mode, cwd, config, plan)
+        announce_rules(gate)
         verdict = gate.check(command, cwd=cwd)
         if as_json:
             click.echo(verdict_json(verdict))

@@ -18,10 +18,11 @@ def read(path):
 
 @pytest.mark.parametrize("agent,rel,event,matcher,timeout", [
     ("claude-code", ".claude/settings.json", "PreToolUse",
-     "Bash|Read|Write|Edit|MultiEdit|NotebookEdit", 30),
+     "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob", 30),
     ("codex", ".codex/hooks.json", "PreToolUse", "^(Bash|apply_patch)$", 30),  # < 0.124
     ("gemini", ".gemini/settings.json", "BeforeTool",
-     "run_shell_command|read_file|write_file|replace", 30_000),
+     "run_shell_command|read_file|write_file|replace|glob|grep_search|search_file_content|"
+     "read_many_files", 30_000),
 ])
 def test_fresh_install_shape(tmp_path, agent, rel, event, matcher, timeout):
     p = install.init(agent, "user", home=tmp_path, command=CMD.format(agent=agent),
@@ -108,7 +109,8 @@ def test_dry_run_writes_nothing(tmp_path):
     assert "would update" in install.render(p, dry_run=True)
 
 
-@pytest.mark.parametrize("text", ["{ // comment\n}", "[1, 2]", '{"hooks": []}',
+# (JSONC — comments, trailing commas — is read and rewritten: tests/test_init_jsonc.py)
+@pytest.mark.parametrize("text", ["[1, 2]", '{"hooks": []}',
                                   '{"hooks": {"PreToolUse": {}}}'])
 def test_refuses_files_it_cannot_edit_safely(tmp_path, text):
     path = tmp_path / ".claude" / "settings.json"

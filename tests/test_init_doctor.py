@@ -54,9 +54,12 @@ def test_narrow_matcher_warns(env):
 
 
 @pytest.mark.parametrize("matcher,missing", [
-    ("Bash|Read|Write|Edit|MultiEdit|NotebookEdit", []), ("*", []), ("", []),
-    (".*", []), ("Bash|Read", ["Write", "Edit", "MultiEdit", "NotebookEdit"]),
-    ("Bash,Read,Write,Edit,MultiEdit,NotebookEdit", []), ("(Bash|Read|Write|.*Edit)", []),
+    ("Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob", []), ("*", []), ("", []),
+    (".*", []), ("Bash|Read", ["Write", "Edit", "MultiEdit", "NotebookEdit", "Grep", "Glob"]),
+    ("Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Grep,Glob", []),
+    ("(Bash|Read|Write|.*Edit|Grep|Glob)", []),
+    # an install from before the search tools: doctor names what it misses (run init again)
+    ("Bash|Read|Write|Edit|MultiEdit|NotebookEdit", ["Grep", "Glob"]),
 ])
 def test_matcher_coverage(matcher, missing):
     tools = install.agent_hook("claude-code").matcher.split("|")

@@ -208,8 +208,17 @@ def test_internal_path_through_a_symlink_out_is_not_internal(ws, tmp_path):
 @pytest.mark.parametrize("mode", ["strict", "balanced", "auto", "trust"])
 def test_outside_roots_asks_in_every_mode(ws, tmp_path, mode):
     e = Engine(ws, mode, ask_as_deny=False)
-    d = e.decide(req(C.READ, paths=[(str(tmp_path / "other" / "f"), R)]))
+    d = e.decide(req(C.WRITE, paths=[(str(tmp_path / "other" / "f"), W)]))
     assert d.kind is DecisionKind.ASK and d.rule == "chain.outside_roots"
+
+
+@pytest.mark.parametrize("mode", ["strict", "balanced", "auto", "trust"])
+def test_a_read_outside_the_roots_is_not_bounded(ws, tmp_path, mode):
+    """Reads are the sensitive-path table's to judge (BOUNDED_OPS), for a file tool as for
+    bash: the harness asks about a secret before the kernel is reached."""
+    e = Engine(ws, mode, ask_as_deny=False)
+    d = e.decide(req(C.READ, paths=[("/etc/hosts", R)]))
+    assert d.kind is DecisionKind.ALLOW and d.rule == "chain.mode_matrix"
 
 
 @pytest.mark.parametrize("answer", [DecisionKind.ALLOW_ALWAYS, DecisionKind.ALLOW_SESSION,
@@ -226,7 +235,7 @@ def test_outside_roots_answer_is_downgraded_to_allow_once(ws, tmp_path, answer):
 
 
 def test_outside_roots_without_approver_says_how_to_fix(ws, tmp_path):
-    d = Engine(ws).decide(req(C.READ, paths=[("/etc/hosts", R)]))
+    d = Engine(ws).decide(req(C.WRITE, paths=[("/etc/hosts", W)]))
     assert d.kind is DecisionKind.DENY and "additional_directories" in d.reason
 
 
@@ -235,10 +244,10 @@ def test_filesystem_roots_and_symlinks(ws, tmp_path):
     other.mkdir()
     (ws / "out").symlink_to(other)
     e = Engine(ws, "trust", ask_as_deny=False)
-    assert e.decide(req(C.READ, paths=[(str(ws / "out" / "f"), R)])).rule == "chain.outside_roots"
+    assert e.decide(req(C.WRITE, paths=[(str(ws / "out" / "f"), W)])).rule == "chain.outside_roots"
     e.set_filesystem_roots([other])
     assert e.filesystem_roots == (str(other),)
-    assert e.decide(req(C.READ, paths=[(str(other / "f"), R)])).kind is DecisionKind.ALLOW
+    assert e.decide(req(C.WRITE, paths=[(str(other / "f"), W)])).kind is DecisionKind.ALLOW
 
 
 def test_live_workspace_of_the_request_is_the_root(ws, tmp_path):
@@ -252,8 +261,8 @@ def test_live_workspace_of_the_request_is_the_root(ws, tmp_path):
 
 
 def test_outside_roots_beats_allow_rules(ws):
-    e = Engine(ws, "trust", ask_as_deny=False, rules=RuleSet.parse(allow=["Read(//**)"]))
-    assert e.decide(req(C.READ, tool="read", paths=[("/etc/hosts", R)])).rule == "chain.outside_roots"
+    e = Engine(ws, "trust", ask_as_deny=False, rules=RuleSet.parse(allow=["Write(//**)"]))
+    assert e.decide(req(C.WRITE, tool="write", paths=[("/etc/hosts", W)])).rule == "chain.outside_roots"
 
 
 # -- 6. ask rules, skill allows, stored approvals, allow rules ----------------------------------

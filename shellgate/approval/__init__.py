@@ -28,11 +28,31 @@ from .engine import PLAN_DENIED, Engine
 from .prompt import console_approver, render_prompt, scripted
 
 __all__ = [
-    "PLAN_DENIED", "CallContext", "Capability", "Decision", "DecisionKind", "Engine",
+    "PLAN_DENIED", "CallContext", "announce", "Capability", "Decision", "DecisionKind", "Engine",
     "GateDecision", "Metadata", "Mode", "Prompt", "Request", "RuleSet", "check_dangerous_path",
     "classify", "classify_bash", "console_approver", "extract_metadata", "load_engine",
     "parse_mode", "render_prompt", "scripted", "tool_name",
 ]
+
+
+_ANNOUNCED: set[str] = set()
+
+
+def announce(notices: Any, stream: Any) -> None:
+    """Write each of ``notices`` (rule notices, ``Engine.rule_notices``) to ``stream`` — the
+    stderr of ``check``, ``run`` and ``hook``, never a hook's stdout — once per process, so a
+    batch or a retry does not repeat them. Escaped for the terminal; a stream that cannot be
+    written is no error (a notice never changes a decision)."""
+    from .._visible import visible
+
+    for n in notices:
+        if n in _ANNOUNCED:
+            continue
+        _ANNOUNCED.add(n)
+        try:
+            print(visible(f"shellgate: notice: {n}"), file=stream)
+        except (OSError, ValueError, AttributeError):
+            return
 
 
 def load_engine(workspace: str | Path = ".", mode: str | Mode | None = None,

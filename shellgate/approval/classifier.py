@@ -52,6 +52,11 @@ PATH_TOOLS: dict[str, PathOp] = {
 }
 # Tools whose missing path means "the cwd" (they search); the others need a path.
 SEARCH_TOOLS = frozenset({"glob", "grep", "ls"})
+# Searches read every file under their path that their glob allows (``PathAccess.below``):
+# the argument holding that glob, as Claude Code's tools name it. A hook passes the glob(s) it
+# read from any agent's payload as ``search`` (a list), which wins; no glob: the whole tree.
+SEARCH_GLOB_ARGS: dict[str, tuple[str, ...]] = {"glob": ("pattern",), "grep": ("glob",)}
+_MAX_GLOBS = 64    # more alternatives than this (braces, lists) and the search reads everything
 EFFECT_CAPABILITY = {Effect.READ: Capability.READ, Effect.WRITE: Capability.WRITE,
                      Effect.NETWORK: Capability.NETWORK, Effect.EXEC: Capability.EXEC}
 _NOT_FILES = lazy_compile(r"/dev/(null|stdout|stderr|stdin|tty|fd/\d+)")
@@ -78,14 +83,80 @@ class Classified:
 
 
 def file_paths(name: str, args: Any) -> tuple[PathAccess, ...]:
-    """The paths a file tool touches (``file_path`` / ``path`` / ``notebook_path``)."""
+    """The paths a file tool touches (``file_path`` / ``path`` / ``notebook_path``); for a
+    search (``grep``, ``glob``, or any read given ``search`` globs) each directory it reads
+    below and the glob of what it reads there (:func:`search_scope`)."""
     op = PATH_TOOLS.get(name)
     if op is None or not hasattr(args, "get"):
         return ()
     found = [str(args[k]) for k in PATH_ARGS if isinstance(args.get(k), str) and args.get(k)]
     if not found and name in SEARCH_TOOLS:
         found = ["."]
+    globs = search_globs(name, args) if op is PathOp.READ else None
+    if globs is not None:
+        return tuple(dict.fromkeys(PathAccess(root, op, below=below) for p in found
+                                   for root, below in search_scope(p, globs)))
     return tuple(PathAccess(p, op) for p in found)
+
+
+def search_globs(name: str, args: Any) -> list[str] | None:
+    """The globs a search call filters its files with (``[]``: none, it reads all), or None
+    for a call that is no search. Fail closed: a glob argument that is not a string (or list
+    of strings) counts as no filter."""
+    given = args.get("search")
+    if given is None and name in SEARCH_GLOB_ARGS:
+        given = next((args[k] for k in SEARCH_GLOB_ARGS[name] if args.get(k) is not None), [])
+    if given is None:
+        return None
+    if isinstance(given, str):
+        given = [given]
+    if not isinstance(given, (list, tuple)) or not all(isinstance(g, str) for g in given):
+        return []
+    return list(given)
+
+
+def search_scope(root: str, globs: Iterable[str]) -> list[tuple[str, str]]:
+    """``(directory, glob relative to it)`` for each part of what a search under ``root``
+    filtered by ``globs`` may read: a superset, never less. No glob, an empty one or an
+    exclusion (``!x``, which only narrows) reads the whole tree (``**``); braces and lists
+    (``*.{ts,tsx}``, ``"*.js *.ts"``, ``"a,b"``: both readings kept) are expanded; a glob
+    without ``/`` matches at any depth (ripgrep's reading, wider than minimatch's); an
+    absolute or ``~`` glob, or one whose literal head leaves ``root`` (``../x/*``), is rooted
+    where its literal head leads; a plain name (``docs/``, ``README.md``) may be a directory,
+    so all below it counts; a ``..`` after a wildcard reads everything from ``/``."""
+    from ..bash.pathglob import expand_braces, has_glob
+
+    pieces: list[str] = []
+    for g in globs:
+        parts = [g, *g.split()]
+        parts += [x for p in parts if "{" not in p and "," in p for x in p.split(",")]
+        for part in dict.fromkeys(parts):
+            pieces.extend(expand_braces(part, limit=_MAX_GLOBS + 1) if "{" in part else [part])
+    if not pieces or len(pieces) > _MAX_GLOBS or any(not p or p.startswith("!") for p in pieces):
+        return [(root, "**")]
+    out: list[tuple[str, str]] = []
+    for piece in pieces:
+        if piece.startswith(("/", "~")):
+            base, rest = "", piece
+        else:
+            base, rest = root, piece if "/" in piece.rstrip("/") else "**/" + piece
+        segs = [x for x in rest.split("/") if x]
+        k = 0
+        while k < len(segs) and segs[k] != "**" and not has_glob(segs[k]):
+            k += 1
+        head = "/".join(segs[:k])
+        if piece.startswith("/"):
+            head = "/" + head
+        where = os.path.join(base, head) if base else head
+        tail = segs[k:]
+        if not has_glob(piece) and "**" not in piece:
+            tail.append("**")   # a plain name may be a directory: all of it is read
+        # where `~/..` leads is the engine's to resolve (normpath would make it relative)
+        if ".." in tail or (where.startswith("~") and ".." in where.split("/")):
+            out.append(("/", "**"))
+        else:
+            out.append((os.path.normpath(where), "/".join(tail) or "**"))
+    return list(dict.fromkeys(out))
 
 
 def classify(req: Request, *, workspace: str, cwd: str, home: str,
@@ -121,8 +192,11 @@ def _classify_tool(name: str, args: Any, cwd: str, home: str) -> Metadata:
         shown = paths[0].path
         raw = home + shown[1:] if shown == "~" or shown.startswith("~/") else shown
         absolute = os.path.normpath(os.path.join(cwd, raw))
-        key = f"{name}:{absolute}"
-        summary = f"{name} {shown}"
+        below = paths[0].below
+        within = f" ({below})" if below not in (None, "**") else ""
+        key = f"{name}:{absolute}{within}"
+        summary = f"{name} {shown}{within}" if below is None else (
+            f"{name}: every file{within or ''} under {shown}")
     elif name in PATH_TOOLS:
         summary = f"{name} (no path given)"
     url = args.get("url") if hasattr(args, "get") else None

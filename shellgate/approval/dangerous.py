@@ -52,11 +52,11 @@ def dangerous_hits(tool: str, args: Any, ctx: Context, analysis: Any = None) -> 
     accesses = file_paths(tool, args)
     if not accesses:
         return []
-    from ..bash.paths import check_path
+    from ..bash.paths import check_path, check_search
 
     hits = []
-    for a in accesses:
-        hit = check_path(a.path, a.op, ctx)
+    for a in accesses:  # a search is checked over the tree it reads, as `grep -r` is
+        hit = check_path(a.path, a.op, ctx) if a.below is None else check_search(a.path, a.below, ctx)
         if hit is not None:
             hits.append(hit)
     return relevant(hits)

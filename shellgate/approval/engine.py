@@ -40,7 +40,7 @@ from ..permission import (
 )
 from . import workspace as ws
 from .adapter import GateDecision, context_value, cwd_from_context, extract_metadata
-from .classifier import BASH_TOOLS, Classified, classify, tool_name
+from .classifier import BASH_TOOLS, Classified, classify, rule_notices, tool_name
 from .dangerous import check_dangerous_path
 
 PLAN_DENIED = "user denied plan; refine and call exit_plan_mode again"
@@ -158,6 +158,13 @@ class Engine:
 
     def problems(self) -> list[str]:
         return self.tool.problems()
+
+    @property
+    def rule_notices(self) -> tuple[str, ...]:
+        """The loaded rules that can never do what they seem to say (``Foo(x)``,
+        ``Bash(rm -rf)``: ``classifier.rule_notices``), for front ends to show at load."""
+        rs = self.rules
+        return tuple(rule_notices((*rs.deny, *rs.ask, *rs.allow)))
 
     # -- classification ---------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from .pathglob import (
 from .pathlists import RULES, VARIABLE_ROOTS, PathRule
 from .pathroles import Role
 
-__all__ = ["check_path", "scan", "hits_for_text", "expand_variables", "Role"]
+__all__ = ["check_path", "check_search", "scan", "hits_for_text", "expand_variables", "Role"]
 
 _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
@@ -1033,6 +1033,59 @@ def check_path(path: str, op: PathOp, ctx: Context, span: Span | None = None) ->
     except Exception as exc:  # fail closed: a hit makes the caller ask
         return SensitiveHit(str(path)[:200], PathClass.LEAK, op if isinstance(op, PathOp) else PathOp.READ,
                             span, f"internal-error: {type(exc).__name__}")
+
+
+def check_search(root: str, below: str, ctx: Context) -> SensitiveHit | None:
+    """Does a search read a secret? For the search tools (Grep, Glob, ``read_many_files``):
+    they read every file under ``root`` (a directory, or one file) that the glob ``below``
+    (relative to ``root``; ``**`` for all) may match.
+
+    The Read tool's table, applied to the tree the way a recursive reader's check applies it.
+    With ``**`` the check is the one ``grep -r x ROOT`` gets: a root that holds a credential
+    directory (``~``), or really contains a secret file or a link to one, is a hit. With a
+    narrower glob the same three questions are asked of what the glob lets through: the root
+    itself (a search reads a file it is given, whatever the filter); the table entries whose
+    directories lie inside the root, hit when the glob may match one of their files (a
+    wildcard may stand for a leading dot: searches read hidden files); and the files a walk
+    of the root finds — a secret-named file when the glob matches its path, a link leading to
+    a secret whatever its name. Past the walk's bound, or for a root that is itself a
+    pattern, what was not seen counts as a secret. Never raises: an error is a hit."""
+    try:
+        text = str(root)
+        dynamic = "$" in text or "`" in text
+        if below == "**":
+            hits = hits_for_text(text, Role.READ, ctx, None, dynamic=dynamic, glob=has_glob(text),
+                                 tree=True, walk=True)
+            return hits[0] if hits else None
+        hit = check_path(text, PathOp.READ, ctx)
+        if hit is not None:
+            return hit
+        home, table = _home_table(ctx)
+        rel = tuple(STARSTAR if p == "**" else compile_seg(p) for p in below.lower().split("/") if p)
+        for cand in candidates(text, ctx, dynamic=dynamic, glob=has_glob(text), braces=True):
+            if cand.glob or cand.tail:
+                return SensitiveHit(cand.path, PathClass.LEAK, PathOp.READ, None,
+                                    "a search root that is a pattern (what it reads is unknown)")
+            real = _realpath(cand.path)
+            for top in dict.fromkeys((cand.path, real)):
+                segs = (*(compile_seg(p, glob=False) for p in top.lower().split("/") if p), *rel)
+                for alt in _ancestor_alts(top, table, home):
+                    if alt.rule.leak and any(path_intersects(segs, full, False) for full in alt.segs):
+                        return SensitiveHit(f"{top}/{below}", PathClass.LEAK, PathOp.READ, None,
+                                            alt.rule.pattern)
+            found, complete = _secrets_below(real, table, home, first=False)
+            if not complete:
+                return SensitiveHit(cand.path, PathClass.LEAK, PathOp.READ, None, WALK_BOUND_PATTERN)
+            inside = real.rstrip("/") + "/"
+            for path, alts in found:
+                name = path[len(inside):].lower() if path.startswith(inside) else None
+                if name is None or path_intersects(
+                        tuple(compile_seg(p, glob=False) for p in name.split("/")), rel, False):
+                    return SensitiveHit(path, PathClass.LEAK, PathOp.READ, None, alts[0].rule.pattern)
+        return None
+    except Exception as exc:  # fail closed: a hit makes the caller ask
+        return SensitiveHit(str(root)[:200], PathClass.LEAK, PathOp.READ, None,
+                            f"internal-error: {type(exc).__name__}")
 
 
 # --------------------------------------------------------------------------- public: a script

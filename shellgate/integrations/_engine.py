@@ -31,18 +31,23 @@ def decide(call: Call, mode: ModeMap, config: str | None, workspace: str) -> Out
                          sandboxed=True, session_id=call.session_id or None)
     ctx = CallContext(cwd=call.cwd or workspace, session_id=call.session_id or None,
                       tool_use_id=call.tool_use_id or None, agent=call.agent)
+    notices = engine.rule_notices
     if call.kind is ToolKind.BASH:
         request = Request(tool_id=call.tool_use_id, tool_name="bash",
                           args={"command": call.command or ""})
-        return _outcome(engine.decide(request, ctx))
+        return _outcome(engine.decide(request, ctx), notices)
+    if call.kind is ToolKind.SEARCH:  # the classifier reads the tree the globs allow
+        request = Request(tool_id=call.tool_use_id, tool_name=call.engine_tool or "grep",
+                          args={"path": call.paths[0], "search": list(call.globs)})
+        return _outcome(engine.decide(request, ctx), notices)
     tool = FILE_TOOL[call.kind]
     outcomes = [_outcome(engine.decide(Request(tool_id=call.tool_use_id, tool_name=tool,
-                                               args={"file_path": path}), ctx))
+                                               args={"file_path": path}), ctx), notices)
                 for path in call.paths]
     return max(outcomes, key=lambda o: _RANK.get(o.decision, 2))
 
 
-def _outcome(d: Any) -> Outcome:
+def _outcome(d: Any, notices: tuple[str, ...] = ()) -> Outcome:
     details = tuple(d.reasons[:MAX_DETAILS]) if d.verdict != "allow" else ()
     return Outcome(d.verdict, d.reason, tuple(d.warnings), details, d.rule,
-                   str(d.capability or ""))
+                   str(d.capability or ""), notices=notices)

@@ -8,13 +8,14 @@ an allow or an ask, so both carry the warnings. An allowed Bash call also carrie
 ``updatedInput``: the tool input with ``command`` replaced by the confined line (SPEC §9).
 
 Bash commands go through the gate; Read/Write/Edit/MultiEdit/NotebookEdit go through the same
-engine with their file path (a dangerous path asks or denies, whatever the mode). Other tools
-get no answer, so Claude Code's own permission rules decide them.
+engine with their file path (a dangerous path asks or denies, whatever the mode); Grep and Glob
+with the tree they read (``Read(…)`` rules and the sensitive-path table apply to every file the
+search could read). Other tools get no answer, so Claude Code's own permission rules decide them.
 """
 
 from __future__ import annotations
 
-from .hookio import CLAUDE_MODES, AgentSpec, Outcome, ToolKind, hook_specific_output
+from .hookio import CLAUDE_MODES, AgentSpec, Outcome, SearchFields, ToolKind, hook_specific_output
 
 TOOLS = {
     "Bash": ToolKind.BASH,
@@ -23,6 +24,16 @@ TOOLS = {
     "Edit": ToolKind.EDIT,
     "MultiEdit": ToolKind.EDIT,
     "NotebookEdit": ToolKind.EDIT,
+    "Grep": ToolKind.SEARCH,
+    "Glob": ToolKind.SEARCH,
+}
+
+# Grep ``{pattern (a regex), path?, glob?, type?, output_mode?, …}`` and Glob ``{pattern (a
+# glob), path?}``: ``path`` defaults to the cwd. Grep's ``type`` only narrows what ``glob``
+# allows, so it is not read (ignoring a filter can only widen the search).
+SEARCHES = {
+    "Grep": SearchFields("grep", root=("path",), globs=("glob",)),
+    "Glob": SearchFields("glob", root=("path",), globs=("pattern",), need_glob=True),
 }
 
 # The matcher ``shellgate init claude-code`` installs: exactly the tools above.
@@ -39,6 +50,7 @@ SPEC = AgentSpec(
     event="PreToolUse",
     tools=TOOLS,
     path_keys=("file_path", "notebook_path"),
+    searches=SEARCHES,
     modes=CLAUDE_MODES,
     can_ask=True,
     project_env="CLAUDE_PROJECT_DIR",

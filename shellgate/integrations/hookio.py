@@ -39,6 +39,7 @@ class ToolKind(StrEnum):
     WRITE = "write"    # creates or replaces the file(s)
     EDIT = "edit"      # edits the file(s) in place
     PATCH = "patch"    # Codex apply_patch: a patch text naming the files it writes
+    SEARCH = "search"  # reads every file under a directory that its glob(s) allow (Grep, Glob)
     OTHER = "other"    # not ours to judge: the hook answers nothing and the agent decides
 
 
@@ -76,6 +77,20 @@ GEMINI_MODES: Mapping[str, ModeMap] = {"": ModeMap("accept-edits")}
 
 
 @record
+class SearchFields:
+    """Where one search tool's payload holds what it reads: the directory (the first of
+    ``root`` present; none: the cwd) and the glob(s) filtering the files below it (every one
+    of ``globs`` present, a string or a list; none: every file). ``engine`` is the engine's
+    name for the tool (``grep``, ``glob``, ``read``); ``need_glob``: a call without a glob is
+    malformed (Glob's ``pattern`` is what it searches for)."""
+
+    engine: str
+    root: tuple[str, ...]
+    globs: tuple[str, ...]
+    need_glob: bool = False
+
+
+@record
 class Call:
     """One tool call as any agent's hook describes it."""
 
@@ -83,7 +98,9 @@ class Call:
     tool_name: str
     kind: ToolKind
     command: str | None = None            # BASH
-    paths: tuple[str, ...] = ()           # READ / WRITE / EDIT / PATCH
+    paths: tuple[str, ...] = ()           # READ / WRITE / EDIT / PATCH; SEARCH: its root
+    globs: tuple[str, ...] = ()           # SEARCH: the globs filtering what it reads
+    engine_tool: str = ""                 # SEARCH: the engine's name for the tool
     cwd: str = ""
     session_id: str = ""
     tool_use_id: str = ""
@@ -104,6 +121,7 @@ class Outcome:
     approve_hint: str = ""                 # how a human approves (only when ask became deny)
     updated_input: Mapping[str, Any] | None = None  # the tool input to run instead (confined)
     grant: str = ""                        # what the confined command may do (SPEC §9)
+    notices: tuple[str, ...] = ()          # rules that can never match: stderr, never the answer
 
     def text(self) -> str:
         """The reason as the agent shows it: reason, details, warnings, approval hint. The
@@ -133,7 +151,8 @@ class AgentSpec:
     event: str                                   # the tool event we answer
     tools: Mapping[str, ToolKind]
     path_keys: tuple[str, ...] = ("file_path",)
-    cwd_keys: tuple[str, ...] = ()               # tool_input keys naming a working directory
+    cwd_keys: tuple[str, ...] = ()               # shell tool_input keys naming a working dir
+    searches: Mapping[str, SearchFields] = field(default_factory=dict)  # per SEARCH tool
     modes: Mapping[str, ModeMap] = field(default_factory=dict)
     can_ask: bool = True
     project_env: str | None = None               # env var holding the project root, if any
@@ -185,8 +204,8 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
         raise HookInputError("tool_input is not an object")
     kind = spec.tools.get(tool, ToolKind.OTHER)
     cwd = agent_cwd = _str(payload, "cwd")
-    for key in spec.cwd_keys:   # Gemini's run_shell_command may name its own directory
-        sub = tool_input.get(key)
+    for key in spec.cwd_keys if kind is ToolKind.BASH else ():
+        sub = tool_input.get(key)  # Gemini's run_shell_command may name its own directory
         if isinstance(sub, str) and sub:
             cwd = os.path.join(cwd, sub) if cwd else sub
     mode = payload.get("permission_mode")
@@ -206,6 +225,8 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
         if not paths:
             raise HookInputError(f"{tool}: no file named in the patch")
         return Call(paths=paths, **common)
+    if kind is ToolKind.SEARCH:
+        return search_call(spec.searches[tool], tool, tool_input, common)
     if kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
         paths = tuple(tool_input[k] for k in spec.path_keys
                       if isinstance(tool_input.get(k), str) and tool_input[k])
@@ -213,6 +234,35 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
             raise HookInputError(f"{tool}: no file path in tool_input")
         return Call(paths=paths, **common)
     return Call(**common)
+
+
+def search_call(fields: SearchFields, tool: str, tool_input: Mapping[str, Any],
+                common: dict[str, Any]) -> Call:
+    """A search call read by its :class:`SearchFields`. Fail closed: a field of the wrong
+    type is a :class:`HookInputError` (a deny), never skipped — a skipped glob would only
+    widen the search, but a skipped root would move it."""
+    root = ""
+    for key in fields.root:
+        value = tool_input.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise HookInputError(f"{tool}: tool_input.{key} is not a string")
+        if value:
+            root = value
+            break
+    globs: list[str] = []
+    for key in fields.globs:
+        value = tool_input.get(key)
+        if value is None:
+            continue
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(g, str) for g in items):
+            raise HookInputError(f"{tool}: tool_input.{key} is not a string or a list of strings")
+        globs += items
+    if fields.need_glob and not any(globs):
+        raise HookInputError(f"{tool}: no {' or '.join(fields.globs)} in tool_input")
+    return Call(paths=(root or ".",), globs=tuple(globs), engine_tool=fields.engine, **common)
 
 
 # --- mode --------------------------------------------------------------------------------
@@ -481,13 +531,21 @@ def run(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
 
     A tool shellgate does not judge gets no output (exit 0): the agent's own rules decide it.
     """
+    out, code, _ = answer(spec, stdin_text, mode_override, config, decider)
+    return out, code
+
+
+def answer(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,
+           config: str | None = None,
+           decider: Decider | None = None) -> tuple[str, int, tuple[str, ...]]:
+    """:func:`run`, and the rule notices of the config the decision loaded (for stderr)."""
     outcome = evaluate(spec, stdin_text, mode_override, config, decider)
     if outcome is None:
-        return "", 0
+        return "", 0, ()
     try:
-        return spec.render(outcome), 0
+        return spec.render(outcome), 0, outcome.notices
     except Exception as exc:  # noqa: BLE001
-        return spec.render(_internal(exc)), 0
+        return spec.render(_internal(exc)), 0, ()
 
 
 def hook_specific_output(event: str, decision: str, reason: str | None,
@@ -575,12 +633,15 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
     deny could not be written. Stray prints from libraries go to stderr, never into the JSON.
     ``hard_stop`` (the hook process itself): a watchdog writes a deny and ends the process
     if no answer is ready after ``--deadline`` seconds (default 10), whatever hangs.
+    Rules of the config that can never match are named on stderr after the answer: every
+    agent reads only stdout at exit 0, so they never touch the protocol.
     """
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     saved = sys.stdout
     dog = None
+    notices: tuple[str, ...] = ()
     if hard_stop and agent in AGENT_MODULES:
         from ..limits import Watchdog
 
@@ -605,7 +666,7 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
             out, code = module.SPEC.render(Outcome("deny", f"bad hook arguments ({exc}); {USAGE}",
                                                    rule="hook.usage")), 0
         else:
-            out, code = run(module.SPEC, text, mode_override=mode, config=config)
+            out, code, notices = answer(module.SPEC, text, mode_override=mode, config=config)
     except BaseException as exc:  # noqa: BLE001 - last resort: exit 2 blocks in every agent
         sys.stdout = saved
         print(f"shellgate: blocked because the hook failed ({type(exc).__name__}: {exc})",
@@ -625,6 +686,10 @@ def cli_main(agent: str, args: list[str], stdin: Any = None, stdout: Any = None,
         # the answer is lost, so block
         print(f"shellgate: blocked because the answer could not be written ({exc})", file=stderr)
         return 2
+    if notices:
+        from ..approval import announce
+
+        announce(notices, stderr)
     return code
 
 

@@ -218,7 +218,9 @@ def read_settings(path: Path) -> dict[str, Any]:
         import tomllib
 
         return tomllib.loads(text)
-    data = json.loads(text or "{}")
+    from .._jsonc import loads
+
+    data, _ = loads(text or "{}")   # agents' settings may hold comments (JSONC)
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     return data
@@ -318,21 +320,26 @@ class InstallPlan:
                 "diff": self.diff, "notes": list(self.notes)}
 
 
-def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
+def _load(path: Path) -> tuple[str | None, dict[str, Any], bool]:
+    """The settings file's text (None: no file), its data, and whether it is JSONC (comments
+    or trailing commas, which Gemini CLI and Claude Code accept and a rewrite cannot keep)."""
     if not path.exists():
-        return None, {}
+        return None, {}, False
     text = path.read_text(encoding="utf-8")
     if not text.strip():
-        return text, {}
+        return text, {}, False
+    from .._jsonc import loads
+
     try:
-        data = json.loads(text)
+        data, jsonc = loads(text)
     except ValueError as exc:
-        raise InstallError(f"{path} is not plain JSON ({exc}); shellgate will not rewrite it. "
-                           "Add the hook by hand (see `shellgate init --dry-run` on an empty "
-                           "file for the snippet).") from None
+        raise InstallError(f"{path} is not JSON, even allowing comments and trailing commas "
+                           f"({exc}); shellgate will not rewrite it. Fix it, or add the hook by "
+                           "hand (see `shellgate init --dry-run` on an empty file for the "
+                           "snippet).") from None
     if not isinstance(data, dict):
         raise InstallError(f"{path} does not hold a JSON object")
-    return text, data
+    return text, data, jsonc
 
 
 def _indent(text: str | None) -> int | str:
@@ -454,13 +461,20 @@ def plan(agent: str, scope: str = "user", *, path: str | Path | None = None,
             except (OSError, ValueError):
                 pass
         return InstallPlan(agent, target, before, after, tuple(notes))
-    before, data = _load(target)
+    before, data, jsonc = _load(target)
     after_data = merge(data, spec, wanted)
     if before is not None and after_data == data:
         after = before   # already installed exactly so: leave the bytes alone
     else:
         after = json.dumps(after_data, indent=_indent(before), ensure_ascii=False) + "\n"
+        if jsonc:
+            notes.append(f"{target} has comments or trailing commas (JSONC): the rewritten file "
+                         "keeps every setting but NOT the comments; the original is saved first "
+                         f"as {target.name}{BACKUP_SUFFIX} (copy the comments back from there)")
     return InstallPlan(agent, target, before, after, tuple(notes))
+
+
+BACKUP_SUFFIX = ".shellgate.bak"   # apply() copies a file it rewrites to NAME + this, first
 
 
 def _serve_url(listen: str, scope: str) -> tuple[str, str]:
@@ -485,7 +499,7 @@ def apply(p: InstallPlan) -> None:
     mode = None
     if p.path.exists():
         mode = p.path.stat().st_mode & 0o777
-        shutil.copy2(p.path, p.path.with_name(p.path.name + ".shellgate.bak"))
+        shutil.copy2(p.path, p.path.with_name(p.path.name + BACKUP_SUFFIX))
     fd, tmp = tempfile.mkstemp(dir=p.path.parent, prefix=f".{p.path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

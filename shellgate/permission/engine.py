@@ -7,7 +7,8 @@
 3. plan mode          a capability not allowed in plan mode -> deny "plan mode is read-only";
                       tools on the plan-mode allow list (and exec if allowed) -> allow
 4. internal paths     the harness's own memory / plan / scratch dirs -> allow silently
-5. outside roots      a target outside the user's roots -> ask; allow-once at most
+5. outside roots      a write outside the user's roots -> ask; allow-once at most (a read
+                      is the sensitive-path table's to judge: ``BOUNDED_OPS``)
 6. allows             ask rules veto (-> ask, or the mode's deny: an ask rule only ever
                       tightens); then skill allows, stored approvals and allow rules -> allow
                       (for a command line: every sub-command covered)
@@ -57,6 +58,14 @@ class Ask:
 
 
 Outcome = Decision | Ask | None
+
+
+# What step 5 asks about when it lies outside the roots. Reads are not bounded by the roots:
+# what a read may not see is the sensitive-path table's to say (SPEC §9: one table of secrets
+# feeds the bash classifier, every sandbox tier and the file tools, and a confined read sees
+# the whole filesystem read-only with the secrets masked). So `cat /etc/passwd` and a Read of
+# /etc/passwd get one answer, and ~/.ssh/id_rsa is asked about whichever tool reads it.
+BOUNDED_OPS = frozenset({PathOp.WRITE})
 
 
 def _under(path: str, root: str) -> bool:
@@ -118,7 +127,7 @@ class Call:
                     continue
                 raw = home + a.path[1:] if a.path == "~" or a.path.startswith("~/") else a.path
                 p = os.path.normpath(os.path.join(self.cwd, raw))
-                entries.append(PathEntry(p, os.path.realpath(p), a.op))
+                entries.append(PathEntry(p, os.path.realpath(p), a.op, a.below))
             self._subject = Subject(self.tool, self.meta.key, self.view, tuple(entries),
                                     self.meta.paths_complete, self.meta.hosts, home, self.cwd)
         return self._subject
@@ -403,12 +412,14 @@ class Engine:
         if not call.meta.paths:
             return None
         for a in call.meta.paths:
-            if not a.resolved:
+            if not a.resolved and a.op in BOUNDED_OPS:
                 return Ask(f"{a.path} is only known when the command runs, so it counts as "
                            f"outside the workspace ({call.workspace})", "chain.outside_roots",
                            limited=True, hint="spell the path out inside the workspace")
         roots = self.roots(call.workspace)
         for e in call.subject.paths:
+            if e.op not in BOUNDED_OPS:
+                continue
             inside = any(_under(e.path, r) for r in roots) and any(_under(e.real, r) for r in roots)
             if not inside:
                 return Ask(f"{e.path} is outside the workspace ({call.workspace}) and the allowed "

@@ -24,7 +24,7 @@ import os
 import shlex
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from .._record import field, record
 from .wildcard import PathGlob, Wildcard, check_size, check_words
@@ -162,17 +162,70 @@ class PathPattern:
             body = "**/" + body
         return cls(spec, anchor, body, PathGlob.compile(body) if body else None)
 
-    def matches(self, path: str, *, home: str, base: str, cwd: str) -> bool:
-        """``path`` must be absolute and normalised; it matches if it or a parent does."""
+    def _root(self, home: str, base: str, cwd: str) -> str:
         root = {Anchor.ABSOLUTE: "/", Anchor.HOME: home, Anchor.BASE: base,
                 Anchor.CWD: cwd, Anchor.ANY: cwd}[self.anchor]
-        root = os.path.normpath(root).rstrip("/")
+        return os.path.normpath(root).rstrip("/")
+
+    def meets(self, root: str, below: str, *, home: str, base: str, cwd: str) -> bool:
+        """Could some file that the glob ``below`` (relative to ``root``, absolute and
+        normalised) matches also match this pattern? The deny side's question for a search
+        (``Grep``, ``Glob``, ``read_many_files``): it reads every file of that tree.
+
+        Errs towards yes — a deny or ask rule that fires too often costs a prompt, one that
+        misses costs the file it was written for: case is ignored (searches may ignore it), a
+        wildcard may stand for a leading dot (searches read hidden files), and a ``**``
+        inside a segment (``a**b``) stands for any directories. A pattern that matches a
+        directory matches everything below it; for a pattern that names one path outright
+        (``./.env``, ``~/.aws/credentials``) the disk says whether that is a directory — a
+        file, or nothing yet, has nothing below it for a search to read, so ``Read(./.env)``
+        does not stop a search of ``*.py``."""
+        from ..bash.pathglob import STARSTAR, path_intersects
+
+        mine = self._root(home, base, cwd)
+        body = _segs(self.body, _RULE) if self.glob else ()
+        named = self.glob is not None and self.anchor is not Anchor.ANY and not any(
+            c in self.body for c in "*?")
+        below_it = not named or os.path.isdir(os.path.join(mine, self.body))
+        rule = (*_segs(mine, _LITERAL), *body, *((STARSTAR,) if below_it else ()))
+        tree = (*_segs(root, _LITERAL), *_segs(below, _SHELL))
+        return path_intersects(tree, rule, dot_rule=False)
+
+    def matches(self, path: str, *, home: str, base: str, cwd: str) -> bool:
+        """``path`` must be absolute and normalised; it matches if it or a parent does."""
+        root = self._root(home, base, cwd)
         if self.glob is None:
             return path == (root or "/") or path.startswith(root + "/")
         if not path.startswith(root + "/"):
             return False
         # `/` itself is a parent of every path: with the root `/`, the empty rest is one too.
         return self.glob.match(path[len(root) + 1:], parent_of_empty=not root)
+
+
+_LITERAL, _RULE, _SHELL = "literal", "rule", "shell"   # how _segs reads a text
+
+
+def _segs(text: str, kind: str) -> tuple[Any, ...]:
+    """``text`` as the segments ``bash.pathglob.path_intersects`` compares, lowercased:
+    ``_LITERAL`` every character as itself (a path), ``_RULE`` a rule's glob (``*``, ``?``,
+    ``**``; ``[`` and ``\\`` are plain characters there), ``_SHELL`` a search's glob (``[…]``
+    classes too). A segment holding ``**`` beside other text crosses directories: any
+    number of them."""
+    from ..bash.pathglob import STARSTAR, compile_seg
+
+    out: list[Any] = []
+    for seg in text.lower().split("/"):
+        if not seg or seg == ".":
+            continue
+        if kind == _LITERAL:
+            out.append(compile_seg(seg, glob=False))
+        elif "**" in seg:
+            out.append(STARSTAR)
+        else:
+            if kind == _RULE:
+                seg = seg.replace("\\", "\\\\").replace("[", "\\[")
+            out.append(compile_seg(seg))
+    return tuple(out)
 
 
 def _anchor(s: str) -> tuple[Anchor, str]:

@@ -70,11 +70,14 @@ class RuleError(ValueError):
 
 @record
 class PathEntry:
-    """A touched path as the matchers use it: absolute, normalised, and its resolved form."""
+    """A touched path as the matchers use it: absolute, normalised, and its resolved form.
+    ``below``: a search of the files under ``path`` that this relative glob may match
+    (``PathAccess.below``)."""
 
     path: str
     real: str
     op: PathOp
+    below: str | None = None
 
 
 @record(frozen=False)
@@ -123,9 +126,16 @@ class Rule:
 
     # -- matching ---------------------------------------------------------------------------
 
-    def _path_hit(self, e: PathEntry, subj: Subject) -> bool:
+    def _path_hit(self, e: PathEntry, subj: Subject, *, whole: bool = False) -> bool:
+        """Does the rule's pattern match the entry's path? For a search entry (``below``):
+        on the deny side, may it match *some* file the search could read (the pattern and the
+        searched tree intersect); with ``whole`` (the allow side), does it match every one
+        (it matches the search's root, hence all below it)."""
         assert self.path is not None
         base = self.base or subj.cwd
+        if e.below is not None and not whole:
+            return any(self.path.meets(p, e.below, home=subj.home, base=base, cwd=subj.cwd)
+                       for p in {e.path, e.real})
         return any(self.path.matches(p, home=subj.home, base=base, cwd=subj.cwd)
                    for p in {e.path, e.real})
 
@@ -135,7 +145,7 @@ class Rule:
         if op is not None:
             for e in subj.paths:
                 if (op is PathOp.READ or e.op is op) and self._path_hit(e, subj):
-                    return e.path
+                    return e.path if e.below is None else f"a search of {e.path}/{e.below}"
             return None
         if self.key != subj.tool:
             return None
@@ -156,7 +166,7 @@ class Rule:
         if op is not None:
             if not subj.paths or not subj.paths_complete:
                 return False
-            return all(e.op is op and self._path_hit(e, subj) for e in subj.paths)
+            return all(e.op is op and self._path_hit(e, subj, whole=True) for e in subj.paths)
         if self.key != subj.tool:
             return False
         if self.specifier is None:

@@ -19,11 +19,16 @@ from .modes import Capability, DecisionKind
 class PathAccess:
     """One file the call reads or writes, as the harness found it (absolute or cwd-relative).
     ``resolved`` false: the path is only known when the call runs (``rm -rf $(dirname $PWD)``);
-    ``path`` is then its spelling, and the kernel counts it as outside the roots."""
+    ``path`` is then its spelling, and the kernel counts it as outside the roots.
+    ``below``: the call is a search (Grep, Glob, ``read_many_files``) that reads every file
+    under ``path`` (a directory, or one file) that this glob, relative to ``path``, may match
+    (``**``: all of them); path rules and the sensitive-path table then apply to that whole
+    tree, not to ``path`` alone."""
 
     path: str
     op: PathOp = PathOp.READ
     resolved: bool = True
+    below: str | None = None
 
 
 @record

@@ -48,6 +48,9 @@ def run_command(cmd: str, mode: str | None = None, cwd: str | None = None,
     except (ValueError, SandboxUnavailable, OSError) as exc:
         print(f"shellgate: {exc}", file=err)
         return EXIT_USAGE
+    from ..approval import announce
+
+    announce(tool.engine.rule_notices, err)
     try:
         result = tool.run(cmd)
     finally:
