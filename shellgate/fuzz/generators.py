@@ -131,7 +131,9 @@ STRING_WRAPPERS = ("bash -c {q}", "sh -c {q}", "eval {q}", "find . -maxdepth 0 -
                    "echo data.txt | xargs {c}", "({c})", "{{ {c}; }}", "if true; then {c}; fi",
                    "for f in data.txt; do {c}; done", "{c} &", "f() {{ {c}; }}; f", "bash -lc {q}",
                    "echo {q} | sh", "sh <<< {q}", "$(echo {c})", "! {c}", "time {c}", "{c} | cat",
-                   "xargs -a data.txt {c}", "find . -name README.md -exec {c} {{}} +", "command -- {c}")
+                   "xargs -a data.txt {c}", "find . -name README.md -exec {c} {{}} +", "command -- {c}",
+                   "find src -type f | xargs {c}", "find docs -print0 | xargs -0 {c}",
+                   "find src -name '*.py' 2>/dev/null | xargs -I{{}} {c} {{}}", "find . | xargs {c}")
 
 # The dialects' own text (see :mod:`.dialects`): what bash reads one way and dash, awk or zsh
 # another. A campaign of that dialect draws half its commands from here.
