@@ -117,6 +117,22 @@ class Sandbox:
                 self._cleanup = weakref.finalize(self, _remove_tmp, str(self._tmp), os.getpid())
             return self._tmp
 
+    @property
+    def confines_exec(self) -> bool:
+        """Whether any program run here is kept from the network, from writes outside its roots
+        and from secrets, host services included: bwrap (its own network namespace), or
+        Landlock when the kernel also scopes abstract Unix sockets and signals (ABI 6; before
+        it, a program could reach a host service listening on an abstract socket)."""
+        if self.disabled:
+            return False
+        if self.tier is Tier.BWRAP:
+            return True
+        if self.tier is Tier.LANDLOCK:
+            from .landlock import abi
+
+            return abi() >= 6
+        return False
+
     def scratch(self) -> tuple[str, ...]:
         """Where a command's writes stay private to this sandbox's session, as the command
         names them: ``/tmp`` under bwrap (the private tmp directory is bound there), the private

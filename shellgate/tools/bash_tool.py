@@ -155,10 +155,9 @@ class BashTool:
         (writes there are edits like the workspace's), and whether an exec runs confined (no
         network, workspace and scratch writes, secrets masked), so that ``[sandbox]
         auto_allow`` (default: on in accept-edits) may let it run unasked. Only a tier that
-        really confines counts (not "none", not disabled)."""
-        confined = self.sandbox.tier is not Tier.NONE and not self.sandbox.disabled
+        really confines counts (``Sandbox.confines_exec``)."""
         engine.set_scratch_roots(self.sandbox.scratch())
-        engine.set_confined_exec(confined, self.settings.auto_allow)
+        engine.set_confined_exec(self.sandbox.confines_exec, self.settings.auto_allow)
 
     @property
     def sandboxed(self) -> bool:
