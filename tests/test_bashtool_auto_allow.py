@@ -92,3 +92,15 @@ def test_without_confinement_nothing_runs_unasked(world):
 def test_a_bad_value_is_an_error(world, tmp_path):
     with pytest.raises(ValueError, match="auto_allow"):
         _tool(world, "accept-edits", "bwrap", _config(tmp_path, '"yes"'))
+
+
+def test_landlock_without_socket_scoping_does_not_confine_enough(world, monkeypatch):
+    """Before Landlock ABI 6 a program could reach a host service on an abstract Unix socket:
+    such a kernel (this one is newer, so its answer is replaced) gets no unasked exec."""
+    sandbox_or_skip("landlock").close()
+    from shellgate.sandbox import landlock
+
+    monkeypatch.setattr(landlock, "abi", lambda: 5)
+    with _tool(world, "accept-edits", "landlock") as t:
+        assert not t.sandbox.confines_exec
+        assert t.run("python3 t.py").decision == "ask"
