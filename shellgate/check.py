@@ -59,6 +59,18 @@ class Verdict:
 
         return str(grant_for(self.capability))
 
+    def covering_rules(self) -> tuple[str, ...]:
+        """The allow rules that would let this command through next time, for an ask a person
+        may answer once and for all (``shellgate explain`` prints them): none for a
+        destructive command, one outside the workspace or on a sensitive path (no hint invites
+        those), or one no rule can cover."""
+        from .permission.remember import NO_SHORTCUT, covering_rules
+
+        a = self.analysis
+        if self.decision != "ask" or self.rule in NO_SHORTCUT or a.warnings or a.sensitive:
+            return ()
+        return covering_rules(a.script, a.checks.clean if a.checks else ()) or ()
+
     def to_json(self) -> dict[str, Any]:
         a = self.analysis
         script = a.script

@@ -64,6 +64,12 @@ def print_verdict(verdict: Verdict, file: IO[str] | None = None) -> None:
         for line in underline(src, h.span):
             console.print(Text(line, style="red" if "^" in line else "dim"))
     _reason_lines(console, src, "warning:", "magenta", a.warnings)
+    rules = verdict.covering_rules()
+    if rules:
+        console.print(Text.assemble(("  to allow it: ", "green"), visible(
+            f"add {', '.join(repr(r) for r in rules)} to [permissions] allow in "
+            "~/.config/shellgate/config.toml, or store it with `shellgate approvals add` "
+            "(what answering \"always\" does)")))
 
 
 def print_explain(verdict: Verdict, file: IO[str] | None = None) -> None:

@@ -404,17 +404,15 @@ def no_ask(outcome: Outcome, call: Call) -> Outcome:
     return replace(outcome, decision="deny", approve_hint=approve_hint(call, outcome))
 
 
-# Asks for which no one-step approval is suggested: they reach outside the workspace or a
-# sensitive path (an "always" is not even offered for them).
-_NO_SHORTCUT = {"chain.outside_roots": "it reaches outside the workspace",
-                "approval.dangerous_path": "it touches a sensitive path"}
 
 
 def approve_hint(call: Call, outcome: Outcome | None = None) -> str:
     """Tell the human (the model relays it) how to let this call through next time — except
     for a destructive call, or one outside the workspace or on a sensitive path: no hint
     invites running those, the person decides with the facts in the reason."""
-    why = _NO_SHORTCUT.get(outcome.rule) if outcome is not None else None
+    from ..permission.remember import NO_SHORTCUT
+
+    why = NO_SHORTCUT.get(outcome.rule) if outcome is not None else None
     if why is None and outcome is not None and outcome.warnings:
         why = "it is destructive"
     if why is not None:

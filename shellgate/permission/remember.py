@@ -18,10 +18,11 @@ what each entry covers (:attr:`Approval.covers <.store.Approval.covers>`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .._lazyre import lazy_compile
-from .subject import SubCommand
+from .subject import SubCommand, view
 
 NAME = "<name>"  # in WIDEN: one word naming a project script / compose command (`npm run build`)
 
@@ -43,6 +44,29 @@ WIDEN: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 _NAME_WORD = lazy_compile(r"[A-Za-z][A-Za-z0-9_:.-]*")
+
+
+# Asks for which no one-step approval is suggested: they reach outside the workspace or a
+# sensitive path (an "always" is not even offered for them), by the chain step that asked.
+NO_SHORTCUT: dict[str, str] = {"chain.outside_roots": "it reaches outside the workspace",
+                               "approval.dangerous_path": "it touches a sensitive path"}
+
+
+def covering_rules(script: Any, readonly: Iterable[int] = ()) -> tuple[str, ...] | None:
+    """The ``Bash(...)`` allow rules that would cover every sub-command of ``script`` that
+    needs covering — what an "always" answer would store, written as rules; None when no allow
+    can cover it (an unparsed script, a dynamic word)."""
+    need = view(script, readonly).to_cover()
+    if need is None:
+        return None
+    out = []
+    for sub in need:
+        pre = approval_prefix(sub)
+        if pre is None:
+            return None
+        words, more = pre
+        out.append(f"Bash({' '.join(words)}{' *' if more else ''})")
+    return tuple(dict.fromkeys(out))
 
 
 def approval_prefix(sub: SubCommand) -> tuple[tuple[str, ...], bool] | None:
