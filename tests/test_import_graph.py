@@ -16,8 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "shellgate"
 
-# Shared by every layer: records, lazy regexes, the visible-text escaper, limits.
-SHARED = {"_record", "_record_shapes", "_lazyre", "_visible", "limits", "(root)"}
+# Shared by every layer: records, lazy regexes, the visible-text escaper, JSONC, limits.
+SHARED = {"_record", "_record_shapes", "_lazyre", "_visible", "_jsonc", "limits", "(root)"}
 
 # What each part of the package may import besides itself and SHARED.
 ALLOWED: dict[str, set[str]] = {
@@ -31,7 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "tools": {"approval", "sandbox", "config"},
     "render": {"bash", "check"},
     "auditcli": {"bash", "permission", "approval"},
-    "checkcli": {"check", "render"},
+    "checkcli": {"check", "render", "approval"},
     "fuzz": {"bash", "permission", "sandbox", "check"},
     "integrations": {"bash", "permission", "approval", "sandbox", "tools", "check", "config"},
     "cli": {"auditcli", "checkcli", "fuzz", "integrations", "render", "tools"},
@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "_record_shapes": set(),
     "_lazyre": set(),
     "_visible": set(),
+    "_jsonc": set(),
     "limits": set(),
     "(root)": {"check", "tools"},
 }
