@@ -156,6 +156,10 @@ class _Warner:
             self.exec_host(base, words, cmd)
         if base in ("ssh", "su", "watch", "eval") or base in T.SHELLS:
             self.code_argument(base, words, cmd, i)
+        if base == "parallel":
+            self.parallel(words)
+        if T.PYTHON.fullmatch(base):
+            self.python(words)
 
     # -- redirects -------------------------------------------------------------------------
 
@@ -233,7 +237,7 @@ class _Warner:
             if w.text.startswith(("-", "(", "!")):
                 break
             starts.append(w)
-        delete = next((w for w in words if w.text == "-delete"), None)
+        delete = _find_delete(words[len(starts):])
         if delete is None:
             return
         for w in starts:  # `find . -delete` searches from `.`; it does not delete `.` itself
@@ -317,10 +321,16 @@ class _Warner:
             return
         sub = pos[0].text
         rest = pos[1:]
+        if sub in ("checkout", "restore") and (a.has("-h") or a.has("--help")):
+            return   # the manual, nothing else
         if sub == "checkout":
-            creating = a.has("-b") or a.has("-B") or a.has("--orphan")
-            forced = any(a.has(f) for f in ("-f", "--force", "--ours", "--theirs", "--pathspec-from-file"))
-            paths = bool(a.after_ddash) or any(w.text in (".", "./", ":/", "*") for w in rest)
+            own = parse_args([w for w in words if w.span[0] > pos[0].span[0]], _CHECKOUT_VALUED)
+            creating = own.has("-b") or own.has("-B") or own.has("--orphan")
+            forced = any(own.has(f) for f in ("-f", "--force", "--ours", "--theirs", "--pathspec-from-file"))
+            rest = own.positionals
+            # a tree-ish then paths (`checkout HEAD file.txt`), or paths after `--`, or `.`
+            paths = (bool(own.after_ddash) or len(rest) >= 2
+                     or any(w.text in (".", "./", ":/", "*") for w in rest))
             if forced or (paths and not creating):
                 self.warn(T.DISCARD_CHANGES, cmd.span, "git")
         elif sub == "restore":
@@ -423,6 +433,33 @@ class _Warner:
                 self.nested(" ".join(w.text for w in code), (code[0].span[0], code[-1].span[1]))
             else:
                 self.warn(T.DYNAMIC_CODE, code[0].span, "dynamic")
+
+    def parallel(self, words: tuple[Word, ...]) -> None:
+        """``parallel CMD … ::: ARGS``: CMD is a template run once per argument."""
+        k = next((n for n, w in enumerate(words) if w.text in (":::", "::::", ":::+", "::::+")), len(words))
+        a = parse_args(words[:k], T.VALUED.get("parallel", frozenset()))
+        if a.positionals:   # parallel's options end at the command: all from there is the template
+            first = next(n for n, w in enumerate(words) if w.span == a.positionals[0].span)
+            template = words[first:k]
+            args = [w.text for w in words[k + 1:] if not w.text.startswith(":::")]
+            # as it runs: the template, with the arguments where they go (here: after it)
+            self.nested(" ".join([*(w.text for w in template), *args]),
+                        (template[0].span[0], template[-1].span[1]))
+
+    def python(self, words: tuple[Word, ...]) -> None:
+        """``python -c CODE``: the calls of Python's own reading of CODE (``ast``) that delete
+        files, and the shell commands it hands to ``os.system``/``subprocess``."""
+        a = parse_args(words, frozenset({"-c", "-m", "-W", "-X"}))
+        code = a.value_words.get("-c")
+        if not code or not code[0].static:
+            return
+        w = code[0]
+        text = w.text[2:] if w.text.startswith("-c") and len(w.text) > 2 else w.text
+        for what, shell in _python_effects(text):
+            if shell is not None:
+                self.nested(shell, w.span)
+            else:
+                self.warn(what, w.span, "fs")
 
     def exec_host(self, base: str, words: tuple[Word, ...], cmd: Command) -> None:
         """``docker exec C psql -c …`` / ``kubectl exec P -- rm -rf /``: judge the inner command."""
@@ -558,6 +595,73 @@ def is_fork_bomb(script: Script, i: int, children: Iterable[int] | None = None) 
 
 
 # --------------------------------------------------------------------------- small predicates
+
+
+_PY_DELETES = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir", "os.removedirs",
+                         "unlink", "rmdir", "rmtree"})
+_PY_SHELLS = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call",
+                        "subprocess.check_call", "subprocess.check_output", "subprocess.Popen"})
+
+
+def _python_effects(code: str) -> Iterator[tuple[str, str | None]]:
+    """(warning, None) for each call in ``code`` that deletes files; ("", command) for each
+    shell command line it runs that is a literal. Code Python cannot parse yields nothing (it
+    does not run either)."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _dotted(node.func)
+        if name in _PY_DELETES or name.rsplit(".", 1)[-1] in ("rmtree", "unlink", "rmdir"):
+            yield T.PY_DELETES, None
+        elif name in _PY_SHELLS and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                yield "", arg.value
+            elif isinstance(arg, (ast.List, ast.Tuple)) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in arg.elts):
+                import shlex
+
+                yield "", " ".join(shlex.quote(e.value) for e in arg.elts)  # type: ignore[union-attr]
+
+
+def _dotted(node: object) -> str:
+    import ast
+
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _find_delete(expr: tuple[Word, ...]) -> Word | None:
+    """find's own ``-delete`` in its expression: not the value of a test (``-name -delete``)
+    nor a word of an ``-exec`` command (that command is judged on its own)."""
+    from .commands.find import PRIMARIES
+
+    k = 0
+    while k < len(expr):
+        t = expr[k].text
+        if t == "-delete":
+            return expr[k]
+        if t in ("-exec", "-execdir", "-ok", "-okdir"):
+            k += 1
+            while k < len(expr) and expr[k].text not in (";", "+"):
+                k += 1
+        k += 1 + PRIMARIES.get(t, 0)
+    return None
+
+
+# git checkout's own options that take a value (``-bfeature`` names the branch to create).
+_CHECKOUT_VALUED = frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"})
 
 
 def _reads_stdin(name: str, a: Args) -> bool:

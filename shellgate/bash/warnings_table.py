@@ -13,6 +13,8 @@ lessons and the policy table): broad by default, because a warning never changes
 
 from __future__ import annotations
 
+import re
+
 from .._record import record
 
 # --------------------------------------------------------------------------- messages
@@ -60,6 +62,7 @@ SIGNALS_INIT = "signals the init process"
 SIGNALS_GROUP = "signals the whole process group"
 KILLS_BY_NAME = "kills processes by name"
 FORK_BOMB = "starts a fork bomb"
+PY_DELETES = "deletes files (from Python)"
 
 
 @record
@@ -206,6 +209,9 @@ RULES: tuple[Rule, ...] = (
     *_each("cloud", "fly flyctl", "apps destroy|destroy", "deletes a Fly app"),
     *_each("cloud", "vercel", "remove|rm", "deletes a Vercel deployment"),
     _r("cloud", "gh", "repo delete", "deletes a GitHub repository"),
+    _r("cloud", "gh", "release delete", "deletes a GitHub release"),
+    _r("cloud", "gh", "api", "sends a DELETE request to the GitHub API",
+       any_of="-X=DELETE --method=DELETE"),
     # --- Docker / Podman ---
     _r("docker", DOCKER, "system prune", "deletes unused Docker data"),
     _r("docker", DOCKER, "* prune", "deletes unused Docker data"),
@@ -241,6 +247,7 @@ RULES: tuple[Rule, ...] = (
     _r("power", "reboot poweroff halt", "", "shuts down or reboots the machine", unless="--help"),
     *_each("power", "systemctl loginctl", "poweroff|reboot", "shuts down or reboots the machine"),
     *_each("power", "systemctl", "halt|kexec", "shuts down or reboots the machine"),
+    *_each("service", "systemctl", "stop|disable|mask|kill", "stops or disables a service"),
     *_each("power", "systemctl loginctl", "suspend|hibernate", "suspends the machine"),
     *_each("power", "systemctl", "rescue|emergency", "switches the machine to rescue mode"),
     *_each("power", "init telinit", "0|6", "shuts down or reboots the machine"),
@@ -286,6 +293,10 @@ VALUED: dict[str, frozenset[str]] = {
                         "--config", "-Z"}),
     "redis-cli": frozenset({"-h", "-p", "-a", "-n", "-u", "-s", "--user", "--pass", "-r", "-i"}),
     "systemctl": frozenset({"-H", "--host", "-M", "--machine", "-t", "--type", "--state"}),
+    "gh": frozenset({"-R", "--repo", "-X", "--method", "-H", "--header", "-f", "--field", "-F",
+                     "--raw-field", "--hostname", "--jq", "-q", "--template", "-t"}),
+    "parallel": frozenset({"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a", "--arg-file",
+                           "-d", "--delimiter", "-I", "--timeout", "--results", "--tmpdir"}),
     "gsutil": frozenset({"-o", "-h", "-u"}),
     "helmfile": frozenset({"-f", "--file", "-e", "--environment"}),
     "terraform": frozenset(),
@@ -297,6 +308,7 @@ VALUED["pnpm"] = VALUED["yarn"] = VALUED["npm"]
 # --------------------------------------------------------------------------- name sets
 
 PRIVILEGE = frozenset({"sudo", "doas", "pkexec", "run0", "su", "sudoedit"})
+PYTHON = re.compile(r"python(3(\.\d+)?)?")  # interpreters whose -c code is read with ast
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox-sh", "csh", "tcsh"})
 # Interpreters that run a script read from standard input when given no script operand.
 INTERPRETERS = SHELLS | frozenset({"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node",

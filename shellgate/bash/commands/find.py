@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from ..ir import Via, Word
 from .spec import Call, Finding, is_wild
 
-# Primaries and how many argument words each takes.
-_TESTS: dict[str, int] = {
+# Primaries and how many argument words each takes (the warnings read find's expression with it).
+PRIMARIES: dict[str, int] = {
     **dict.fromkeys((
         "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
         "-lname", "-ilname", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin",
@@ -73,8 +73,8 @@ def _check(call: Call) -> list[Finding]:
         if t == "-files0-from" and i < n and not args[i].static:
             out.append(Finding("find -files0-from reads its start points from a file only known at run "
                                "time (it could be a secret)", args[i].span, "readonly.dynamic_path"))
-        if t in _TESTS:
-            i += _TESTS[t]
+        if t in PRIMARIES:
+            i += PRIMARIES[t]
         elif _NEWER_XY.fullmatch(t):
             i += 1
         elif t == "-delete":

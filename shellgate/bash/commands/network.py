@@ -59,7 +59,7 @@ CURL = Command(
 
 def _wget(p: Parsed, call: Call) -> Iterable[Finding]:
     to_stdout = any(v.text == "-" for v in p.values_of("-O", "--output-document"))
-    if not to_stdout and not p.has("--spider"):
+    if not to_stdout and not p.has("--spider", "-h", "--help", "-V", "--version"):
         return [Finding("wget writes the download to a file", call.command.span, "readonly.write")]
     return []
 
