@@ -20,7 +20,7 @@ from typing import Any
 
 from .._record import record, replace
 from ..approval import CallContext, Capability, Decision, DecisionKind, Engine, Prompt, load_engine
-from ..sandbox import Limits, Sandbox, Tier, build_policy
+from ..sandbox import Limits, Sandbox, Tier, build_policy, refusals
 from ..sandbox.policy import within
 from .settings import SandboxSettings, load_settings
 
@@ -233,7 +233,7 @@ class BashTool:
                               **{**common, "decision": "deny",
                                  "reason": f"the sandbox policy could not be built: {exc}"})
         res = self.sandbox.run(command, policy, cwd)
-        notes = res.notes
+        notes = (*res.notes, *refusals.notes(policy, res.stderr, cwd, res.exit_code))
         new_cwd = res.cwd
         if new_cwd != cwd and not self._inside(new_cwd):
             if self.settings.follow_cd_outside:
