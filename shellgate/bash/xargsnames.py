@@ -90,8 +90,8 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
-            if not os.path.lexists(root) or not _plain_below(root):
-                return False
+            if not os.path.lexists(root) or os.path.islink(root) or not _plain_below(root):
+                return False   # (a linked start point: find names the link, R reads its target)
             if os.path.isdir(root) and not os.path.islink(root):
                 found, complete = leaks_below(root, str(ctx.home))
                 if found or not complete:
