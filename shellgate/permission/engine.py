@@ -36,7 +36,7 @@ from ..bash.facts import PathOp
 from .audit import AuditLog
 from .modes import Capability, DecisionKind, Mode, Verdict, matrix_verdict, parse_mode
 from .pattern import CommandPattern
-from .remember import approval_prefix
+from .remember import cover_prefixes
 from .rules import PathEntry, Rule, RuleAction, RuleSet, Subject, parse_rule, tool_key
 from .store import Approval, Store
 from .subject import CommandView, parse_view
@@ -552,16 +552,10 @@ class Engine:
             if not call.meta.key:
                 return None
             return (Approval(call.tool, key=call.meta.key, workspace=self.workspace),)
-        need = view.to_cover()
-        if not need:
+        pres = cover_prefixes(view)
+        if pres is None:
             return None
-        out = []
-        for sub in need:
-            pre = approval_prefix(sub)
-            if pre is None:
-                return None
-            out.append(Approval(call.tool, pre[0], pre[1], workspace=self.workspace))
-        return tuple(out)
+        return tuple(Approval(call.tool, words, more, workspace=self.workspace) for words, more in pres)
 
     def _no_approver(self, call: Call, ask: Ask, plan: tuple[Approval, ...] | None) -> Decision:
         """Nobody can be asked. The reason is read by the model first: it tells it to ask the

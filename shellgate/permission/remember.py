@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._lazyre import lazy_compile
-from .subject import SubCommand, view
+from .subject import CommandView, SubCommand, view
 
 NAME = "<name>"  # in WIDEN: one word naming a project script / compose command (`npm run build`)
 
@@ -52,21 +52,29 @@ NO_SHORTCUT: dict[str, str] = {"chain.outside_roots": "it reaches outside the wo
                                "approval.dangerous_path": "it touches a sensitive path"}
 
 
-def covering_rules(script: Any, readonly: Iterable[int] = ()) -> tuple[str, ...] | None:
-    """The ``Bash(...)`` allow rules that would cover every sub-command of ``script`` that
-    needs covering — what an "always" answer would store, written as rules; None when no allow
-    can cover it (an unparsed script, a dynamic word)."""
-    need = view(script, readonly).to_cover()
-    if need is None:
+def cover_prefixes(v: CommandView) -> list[tuple[tuple[str, ...], bool]] | None:
+    """What an "always" answer stores for a command line: the :func:`approval_prefix` of every
+    sub-command that needs covering; None when nothing may be remembered (nothing needs it, an
+    unparsed script, a sub-command no prefix can cover)."""
+    need = v.to_cover()
+    if not need:
         return None
     out = []
     for sub in need:
         pre = approval_prefix(sub)
         if pre is None:
             return None
-        words, more = pre
-        out.append(f"Bash({' '.join(words)}{' *' if more else ''})")
-    return tuple(dict.fromkeys(out))
+        out.append(pre)
+    return out
+
+
+def covering_rules(script: Any, readonly: Iterable[int] = ()) -> tuple[str, ...] | None:
+    """The ``Bash(...)`` allow rules that would cover ``script`` next time — what an "always"
+    answer would store, written as rules; None when no allow can cover it."""
+    pres = cover_prefixes(view(script, readonly))
+    if pres is None:
+        return None
+    return tuple(dict.fromkeys(f"Bash({' '.join(w)}{' *' if more else ''})" for w, more in pres))
 
 
 def approval_prefix(sub: SubCommand) -> tuple[tuple[str, ...], bool] | None:
