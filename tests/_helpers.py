@@ -28,6 +28,16 @@ from shellgate.permission import DecisionKind
 BASH = shutil.which("bash")
 
 
+def hook_env(root: Path, home: Path) -> dict[str, str]:
+    """The environment a hook process gets in a test: this one's, without the agents'
+    project variables or a shellgate config, with ``home`` as HOME and private config and
+    state directories under ``root``."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "SHELLGATE_CONFIG")}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(root / "config"), XDG_STATE_HOME=str(root / "state"))
+    return env
+
+
 def git_workspace(ws: Path, commit: tuple[str, str] | None = None) -> Path:
     """A new git repository at ``ws`` (branch main) with a pre-commit hook the sandbox must keep
     read-only; with ``commit=(name, text)`` that file is committed under a test identity."""

@@ -9,12 +9,11 @@ broken input is denied — never exit 1, never an empty allow.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 
 import pytest
-from _helpers import agent_project
+from _helpers import agent_project, hook_env
 
 from tests.conftest import load
 
@@ -31,10 +30,7 @@ def world(tmp_path_factory):
     work, home = agent_project(root, "src", "hello\n", "-----BEGIN FAKE KEY-----\n")
     (home / ".bashrc").write_text("# rc\n")
     (home / ".profile").write_text("# profile\n")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "SHELLGATE_CONFIG")}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(root / "config"),
-               XDG_STATE_HOME=str(root / "state"))
+    env = hook_env(root, home)
     return {"work": str(work), "home": str(home), "env": env,
             "audit": root / "state" / "shellgate" / "audit.jsonl"}
 

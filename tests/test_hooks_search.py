@@ -11,12 +11,11 @@ command through the Bash tool and expects the same decision.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 
 import pytest
-from _helpers import agent_project
+from _helpers import agent_project, hook_env
 
 from tests.conftest import load
 from tests.test_hooks_e2e import decision_of
@@ -48,10 +47,7 @@ def world(tmp_path_factory):
     deny.write_text('[permissions]\ndeny = ["Read(~/.ssh/**)"]\n')
     ask.write_text('[permissions]\nask = ["Read(./docs/**)"]\n')
     env_rule.write_text('[permissions]\ndeny = ["Read(./.env)"]\n')
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "SHELLGATE_CONFIG")}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(root / "config"),
-               XDG_STATE_HOME=str(root / "state"))
+    env = hook_env(root, home)
     names = {"$WORK": str(work), "$DIRTY": str(dirty), "$HOME": str(home),
              "$DENY_SSH": str(deny), "$ASK_DOCS": str(ask), "$DENY_ENV": str(env_rule)}
     return {"env": env, "names": names, "work": str(work)}

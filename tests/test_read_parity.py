@@ -11,13 +11,12 @@ claude-code`` twice, once per tool, with real payloads.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import subprocess
 
 import pytest
-from _helpers import agent_project
+from _helpers import agent_project, hook_env
 
 from tests.conftest import load
 from tests.test_hooks_e2e import decision_of
@@ -36,10 +35,7 @@ def world(tmp_path_factory):
     outside.mkdir()
     (outside / "notes.txt").write_text("notes\n")
     (outside / ".env").write_text("TOKEN=canary\n")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "SHELLGATE_CONFIG")}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(root / "config"),
-               XDG_STATE_HOME=str(root / "state"))
+    env = hook_env(root, home)
     return {"env": env, "work": str(work),
             "names": {"$WORK": str(work), "$OUTSIDE": str(outside), "$HOME": str(home)}}
 

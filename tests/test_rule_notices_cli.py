@@ -8,11 +8,11 @@ per line, through the installed console script).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 
 import pytest
+from _helpers import hook_env
 
 from tests.conftest import load
 
@@ -29,10 +29,7 @@ def world(tmp_path_factory):
     work.mkdir()
     (work / "README.md").write_text("hi\n")
     subprocess.run(["git", "init", "-q", str(work)], check=True)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "SHELLGATE_CONFIG")}
-    env.update(HOME=str(root / "home"), XDG_CONFIG_HOME=str(root / "config"),
-               XDG_STATE_HOME=str(root / "state"))
+    env = hook_env(root, root / "home")
     return {"root": root, "work": work, "env": env}
 
 

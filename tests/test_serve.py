@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _helpers import hook_env
 
 from shellgate.integrations import serve
 from tests.conftest import load
@@ -35,10 +36,7 @@ def world(tmp_path_factory):
     home = root / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_rsa").write_text("-----BEGIN FAKE KEY-----\n")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "SHELLGATE_CONFIG")}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(root / "config"),
-               XDG_STATE_HOME=str(root / "state"))
+    env = hook_env(root, home)
     return {"work": str(work), "home": str(home), "env": env, "root": root}
 
 
