@@ -28,6 +28,12 @@ from shellgate.permission import DecisionKind
 BASH = shutil.which("bash")
 
 
+EXE = shutil.which("shellgate")
+# For a test module that runs the installed console script (pytestmark = needs_console_script).
+needs_console_script = pytest.mark.skipif(
+    EXE is None, reason="the shellgate console script is not installed (pip install -e .)")
+
+
 def hook_env(root: Path, home: Path) -> dict[str, str]:
     """The environment a hook process gets in a test: this one's, without the agents'
     project variables or a shellgate config, with ``home`` as HOME and private config and

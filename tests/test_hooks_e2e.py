@@ -9,18 +9,15 @@ broken input is denied — never exit 1, never an empty allow.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 import pytest
-from _helpers import agent_project, hook_env
+from _helpers import EXE, agent_project, hook_env, needs_console_script
 
 from tests.conftest import load
 
 CASES = load("hooks_payloads.jsonl")
-EXE = shutil.which("shellgate")
-pytestmark = pytest.mark.skipif(EXE is None, reason="the shellgate console script is not "
-                                                    "installed (pip install -e .)")
+pytestmark = needs_console_script
 
 
 @pytest.fixture(scope="module")

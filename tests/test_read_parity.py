@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import subprocess
 
 import pytest
-from _helpers import agent_project, hook_env
+from _helpers import EXE, agent_project, hook_env, needs_console_script
 
 from tests.conftest import load
 from tests.test_hooks_e2e import decision_of
 
 CASES = load("read_parity.jsonl")
-EXE = shutil.which("shellgate")
-pytestmark = pytest.mark.skipif(EXE is None, reason="the shellgate console script is not "
-                                                    "installed (pip install -e .)")
+pytestmark = needs_console_script
 
 
 @pytest.fixture(scope="module")

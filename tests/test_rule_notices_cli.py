@@ -8,18 +8,15 @@ per line, through the installed console script).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 import pytest
-from _helpers import hook_env
+from _helpers import EXE, hook_env, needs_console_script
 
 from tests.conftest import load
 
 CASES = load("rule_notices.jsonl")
-EXE = shutil.which("shellgate")
-pytestmark = pytest.mark.skipif(EXE is None, reason="the shellgate console script is not "
-                                                    "installed (pip install -e .)")
+pytestmark = needs_console_script
 
 
 @pytest.fixture(scope="module")
