@@ -49,6 +49,7 @@ from .._lazyre import lazy_compile
 from .._record import record, replace
 from . import xargsnames, zsh
 from .commands import expansions, registry
+from .commands.network import loopback_only
 from .commands.spec import Call, Command, Finding, run_checks
 from .commands.targets import expand_home, resolve, where, worst
 from .facts import Context, Effect, PathOp, Reason, SensitiveHit
@@ -430,7 +431,10 @@ def _named(call: Call) -> list[Finding]:
         return [Finding(msg, first.span, "readonly.unknown_command")]
     if isinstance(spec, Command):
         found = run_checks(spec, call)
-        if spec.effect is not Effect.READ:
+        if spec.effect is not Effect.READ and call.ctx.loopback and loopback_only(spec, call):
+            found.append(Finding(f"{name} talks only to the sandbox's own loopback", first.span,
+                                 "readonly.loopback", Effect.EXEC))
+        elif spec.effect is not Effect.READ:
             found.append(Finding(f"{name} talks to the network", first.span, "readonly.network",
                                  spec.effect))
         return found

@@ -140,6 +140,12 @@ class Sandbox:
             return (str(self.tmpdir()),)
         return ()
 
+    def own_loopback(self) -> bool:
+        """Does a command run without the network get a network namespace of its own, whose
+        only interface is its loopback? (bwrap: ``--unshare-net``; the host's namespace under
+        Landlock or no tier.)"""
+        return self.tier is Tier.BWRAP and not self.disabled
+
     @property
     def keeps_jobs(self) -> bool:
         """Does a background process outlive its command here (see ``background``)?"""

@@ -164,9 +164,12 @@ class BashTool:
         (writes there are edits like the workspace's), and whether an exec runs confined (no
         network, workspace and scratch writes, secrets masked), so that ``[sandbox]
         auto_allow`` (default: on in accept-edits) may let it run unasked. Only a tier that
-        really confines counts (not "none", not disabled)."""
+        really confines counts (not "none", not disabled). Under bwrap also that commands
+        have a loopback of their own (a network namespace with nothing else): a client
+        talking only to ``127.0.0.1``/``localhost``/``::1`` there needs no network grant."""
         confined = self.sandbox.tier is not Tier.NONE and not self.sandbox.disabled
         engine.set_scratch_roots(self.sandbox.scratch())
+        engine.set_own_loopback(self.sandbox.own_loopback())
         engine.set_confined_exec(confined, self.settings.auto_allow)
 
     @property
