@@ -55,7 +55,7 @@ class _Job:
 class Background:
     """The background jobs of one ``Sandbox``'s pre-spawned sandboxes."""
 
-    def __init__(self, tmpdir: Callable[[], Path]) -> None:
+    def __init__(self, tmpdir: Callable[[], Callable[[], Path] | None]) -> None:
         self._tmpdir = tmpdir
         self._lock = threading.Lock()
         self._jobs: list[_Job] = []
@@ -139,9 +139,13 @@ class Background:
                 self._said.append(f"stopped job {j.id} (pid {j.top[0]}: {j.command}): {why}")
             self._jobs = []
             thread = self._thread
-        self._wake(stop=True)
-        if thread is not None:
+        self.stop()
+        if thread is not None and thread is not threading.current_thread():
             thread.join(5.0)
+
+    def stop(self) -> None:
+        """Stop the relay thread (without waiting for it); its pipes and logs are closed."""
+        self._wake(stop=True)
 
     def running(self) -> int:
         with self._lock:
@@ -190,8 +194,11 @@ class Background:
         """An append-only log under the private tmp dir, or -1 (output then dropped). The
         directory is the commands' to change: no path is followed, no file reused."""
         flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        tmpdir = self._tmpdir()
         try:
-            top = os.open(self._tmpdir(), flags)
+            if tmpdir is None:
+                return -1
+            top = os.open(tmpdir(), flags)
         except OSError:
             return -1
         try:
@@ -247,9 +254,10 @@ class Background:
             for fd in ready:
                 if fd != self._wake_r:
                     self._copy(fd)
-            if deadlines and min(deadlines) <= time.monotonic():
-                with self._lock:
-                    self._expire_locked()
+            with self._lock:
+                self._expire_locked()
+                if not self._logs:
+                    self._reap_locked()  # (what ended is said at the next report)
 
     def _copy(self, fd: int) -> None:
         try:

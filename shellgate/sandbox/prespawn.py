@@ -327,13 +327,18 @@ class Server:
 
     def sweep(self, timeout: float = SWEEP_TIMEOUT, keep: Collection[Proc] = ()) -> bool:
         """SIGKILL every process of the sandbox but its init, the server and ``keep`` (the
-        background jobs of earlier commands, as ``(pid, start time)``); True once none is left
-        alive. A process started while the sweep runs is not in ``keep``, so it dies too.
-        False: they would not die — the caller must tear the sandbox down."""
+        background jobs of earlier commands, as ``(pid, start time)``) with what they started;
+        True once none is left alive. A process the command starts while the sweep runs dies
+        too. False: they would not die — the caller must tear the sandbox down."""
         end = time.monotonic() + timeout
         pause = 0.0005
         while True:
-            alive = [p for p in self.processes() if p not in keep]
+            procs = self.processes()
+            spared = {p for p in keep if p in procs}
+            while below := {p for p, ppid in procs.items()
+                            if p not in spared and ppid in {q[0] for q in spared}}:
+                spared |= below
+            alive = [p for p in procs if p not in spared]
             if not alive:
                 return True
             for p in alive:

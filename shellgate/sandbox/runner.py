@@ -106,8 +106,11 @@ class Sandbox:
         self.prespawn_error: str | None = None
         self._python: str | None = None
         self._pool = Pool()
-        self._background = Background(self.tmpdir) if background else None
+        # (a weak reference: the relay thread must not keep an abandoned sandbox alive)
+        self._background = Background(weakref.WeakMethod(self.tmpdir)) if background else None
         weakref.finalize(self, self._pool.close)
+        if self._background is not None:
+            weakref.finalize(self, self._background.stop)
 
     @property
     def description(self) -> str:
