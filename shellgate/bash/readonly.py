@@ -49,7 +49,6 @@ from .._lazyre import lazy_compile
 from .._record import record, replace
 from . import xargsnames, zsh
 from .commands import expansions, registry
-from .commands.network import loopback_only
 from .commands.spec import Call, Command, Finding, run_checks
 from .commands.targets import expand_home, resolve, where, worst
 from .facts import Context, Effect, PathOp, Reason, SensitiveHit
@@ -412,6 +411,13 @@ def _redirect(r: Redirect, call: Call) -> list[Finding]:
     return [Finding(f"redirection {op} is not on the read-only list", r.span, "readonly.redirect")]
 
 
+def _loopback_only(spec: Command, call: Call) -> bool:
+    """The network family's own judgement (loaded already: only its commands have an effect)."""
+    from .commands.network import loopback_only
+
+    return loopback_only(spec, call)
+
+
 def _named(call: Call) -> list[Finding]:
     cmd = call.command
     name = cmd.name
@@ -431,7 +437,7 @@ def _named(call: Call) -> list[Finding]:
         return [Finding(msg, first.span, "readonly.unknown_command")]
     if isinstance(spec, Command):
         found = run_checks(spec, call)
-        if spec.effect is not Effect.READ and call.ctx.loopback and loopback_only(spec, call):
+        if spec.effect is not Effect.READ and call.ctx.loopback and _loopback_only(spec, call):
             found.append(Finding(f"{name} talks only to the sandbox's own loopback", first.span,
                                  "readonly.loopback", Effect.EXEC))
         elif spec.effect is not Effect.READ:

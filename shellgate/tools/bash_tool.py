@@ -7,6 +7,12 @@ reports the final cwd through a trailer and the next call starts there. When tha
 a worktree of the same repository, the worktree becomes the workspace for the gate's path
 checks and for the sandbox's writable roots; the original workspace stays writable and the
 main repository's hooks and config stay protected.
+
+What a command leaves running in the background lives on as a job of the tool's session in
+its pre-spawned sandbox (bounded, listed in every later result's ``background``, reported once
+when it ends, stopped by :meth:`BashTool.close`: see :mod:`shellgate.sandbox.background`), in
+the same network namespace as the later commands — so a server started in one call answers a
+``curl http://127.0.0.1:…`` in the next, which needs no network grant there.
 """
 
 from __future__ import annotations

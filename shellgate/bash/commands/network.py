@@ -9,7 +9,6 @@ is not just that. Unknown flags fall back to EXEC (positive lists here too).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
 from ..facts import Effect
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args
@@ -128,6 +127,8 @@ def loopback_only(cmd: Command, call: Call) -> bool:
 def _loopback_url(text: str) -> bool:
     if any(c in text for c in "{}\\ \t\n") or ("[" in text and "[::1]" not in text):
         return False  # curl's URL globs ({a,b}, [1-3]) could name other hosts
+    from urllib.parse import urlsplit  # (only a bash tool with its own loopback asks)
+
     try:
         host = urlsplit(text if "://" in text else "//" + text).hostname
     except ValueError:
