@@ -130,6 +130,8 @@ class Background:
             self._expire_locked()
             self._reap_locked()
             said, self._said = tuple(self._said), []
+            for j in self._jobs:  # adopted maybe before its exec: show what it runs now
+                j.command = j.server.cmdline(j.top[0]) or j.command
             return tuple(j.describe() for j in self._jobs), said
 
     def close(self, why: str = "the sandbox was closed") -> None:
