@@ -64,6 +64,23 @@ def _job(marker: str) -> str:
     return f"bash -c 'sleep 300; : {marker}'"
 
 
+def _started(marker: str, n: int = 1) -> str:
+    """Wait, inside the call, until ``n`` processes run with ``marker-<digit>`` (or ``marker``
+    at the end) in their argv — they have exec'd, so the host sees them by it. The pattern
+    does not match its own grep's argv."""
+    return (f"until [ \"$(grep -zlsE '{marker}(-[0-9]|$)' /proc/[0-9]*/cmdline | wc -l)\" -ge {n} ]; "
+            "do :; done")
+
+
+def _argv_marked(marker: str) -> list[psutil.Process]:
+    out = []
+    for p in _alive(_marked(marker)):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if any(marker in a for a in p.cmdline()):
+                out.append(p)
+    return out
+
+
 def test_a_server_started_in_one_call_answers_a_client_in_the_next(ws, bwrap):
     with _tool(ws) as t:
         r = t.run("python3 -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 & sleep 1; "
@@ -84,7 +101,8 @@ def test_a_job_survives_to_the_next_call_is_listed_and_stopped_at_close(ws, bwra
     marker = f"sg-job-{uuid.uuid4().hex[:8]}"
     t = _tool(ws)
     try:
-        r = t.run(f"{_job(marker)} & echo $!")
+        # (the call waits until the job has exec'd, so that its command line is the job's)
+        r = t.run(f"{_job(marker)} & p=$!; {_started(marker)}; echo $p", timeout=30)
         assert r.exit_code == 0 and r.stdout.strip().isdigit(), r
         assert r.duration < 30   # it did not wait for the job (whose pipes it holds) to end
         pid = r.stdout.strip()
@@ -107,7 +125,7 @@ def test_restart_stops_the_jobs_too(ws, bwrap):
 
     marker = f"sg-job-{uuid.uuid4().hex[:8]}"
     with Shell(ws, "trust", sandbox="bwrap", audit=False, store=False, user_config=False) as sh:
-        sh.run(f"{_job(marker)} &")
+        sh.run(f"{_job(marker)} & {_started(marker)}")
         procs = _marked(marker)
         assert _alive(procs)
         sh.restart()
@@ -117,12 +135,13 @@ def test_restart_stops_the_jobs_too(ws, bwrap):
 def test_the_job_limit(ws, bwrap):
     marker = f"sg-job-{uuid.uuid4().hex[:8]}"
     with _tool(ws, limits=Limits(max_jobs=2)) as t:
-        r = t.run(f"for i in 1 2 3; do bash -c \"sleep 300; : {marker}-$i\" & done; echo ok")
+        r = t.run(f"for i in 1 2 3; do bash -c \"sleep 300; : {marker}-$i\" & done; "
+                  f"{_started(marker, 3)}; echo ok", timeout=30)
         assert r.stdout == "ok\n"
         assert len(r.background) == 2, r.background
         assert [n for n in r.notes if "at most 2 background jobs" in n], r.notes
         assert "at most 2 background jobs" in r.as_text()
-        assert len(_alive(_marked(marker))) == 4   # two jobs: a bash and its sleep each
+        assert len(_argv_marked(marker)) == 2   # the third was stopped
         again = t.run(f"{_job(marker)}-4 & echo ok")
         assert len(again.background) == 2 and marker + "-4" not in " ".join(again.background)
         assert [n for n in again.notes if "at most 2" in n]
@@ -160,8 +179,8 @@ def test_a_jobs_later_output_goes_to_its_log(ws, bwrap):
 def test_a_timeout_kills_what_the_call_started_and_spares_earlier_jobs(ws, bwrap):
     old, new = (f"sg-job-{uuid.uuid4().hex[:8]}" for _ in range(2))
     with _tool(ws) as t:
-        t.run(f"{_job(old)} &")
-        r = t.run(f"{_job(new)} & sleep 300", timeout=1)
+        t.run(f"{_job(old)} & {_started(old)}", timeout=30)
+        r = t.run(f"{_job(new)} & {_started(new)}; sleep 300", timeout=3)
         assert r.timed_out
         assert _alive(_marked(new)) == []
         assert _alive(_marked(old)), "the earlier job died with a later call's timeout"
