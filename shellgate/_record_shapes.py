@@ -549,7 +549,7 @@ def init_slot_n_aaaaaaaaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10
     _s13(self, _f13() if a13 is _HAS_FACTORY else a13)
 
 
-def init_slot_n_aaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):
+def init_slot_n_aaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, a2)
@@ -564,10 +564,6 @@ def init_slot_n_aaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,
     _s11(self, a11)
     _s12(self, a12)
     _s13(self, a13)
-    _s14(self, a14)
-    _s15(self, a15)
-    _s16(self, a16)
-    _s17(self, a17)
 
 
 def init_slot_n_aaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18):

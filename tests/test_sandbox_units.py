@@ -91,6 +91,16 @@ def test_filter_semantics(name, args, network, want) -> None:
     assert run_bpf(prog, X86.audit, X86.nr[name], args) == want
 
 
+@pytest.mark.parametrize(("family", "want"), [
+    (2, SECCOMP_RET_ALLOW), (10, SECCOMP_RET_ALLOW), (1, SECCOMP_RET_ALLOW),  # INET INET6 UNIX
+    (16, EPERM), (17, EPERM)])                                             # NETLINK PACKET
+def test_filter_for_a_namespace_of_its_own_allows_inet_only(family, want) -> None:
+    """``loopback``: bwrap's --unshare-net namespace has nothing but lo; inet sockets there
+    meet each other (#20), the kernel's netlink and raw packets stay refused."""
+    prog = build_filter(network=False, loopback=True, arch_name="x86_64")
+    assert run_bpf(prog, X86.audit, X86.nr["socket"], (family, 1)) == want
+
+
 def test_filter_allows_ordinary_syscalls_and_kills_foreign_abis() -> None:
     prog = build_filter(network=False, arch_name="x86_64")
     for nr in (0, 1, 2, 59, 60, 231):   # read write open execve exit exit_group

@@ -160,15 +160,16 @@ def search_scope(root: str, globs: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def classify(req: Request, *, workspace: str, cwd: str, home: str,
-             scratch: tuple[str, ...] = ()) -> Classified:
+             scratch: tuple[str, ...] = (), loopback: bool = False) -> Classified:
     """Default classification of ``req``, then the tool's own hints (``req.metadata``) on top.
-    ``scratch``: the caller's sandbox's private scratch directories (see ``Context.scratch``)."""
+    ``scratch``: the caller's sandbox's private scratch directories (see ``Context.scratch``);
+    ``loopback``: its commands have a loopback of their own (see ``Context.loopback``)."""
     name = tool_name(req.tool_name)
     args = req.args if hasattr(req.args, "get") else {}
     if name in BASH_TOOLS:
         command = args.get("command")
         got = classify_bash(command if isinstance(command, str) else "", Context.here(
-            cwd=cwd, workspace=workspace, home=home, scratch=scratch))
+            cwd=cwd, workspace=workspace, home=home, scratch=scratch, loopback=loopback))
     else:
         got = Classified(_classify_tool(name, args, cwd, home))
     hints = req.metadata

@@ -134,6 +134,9 @@ class Engine:
     def set_scratch_roots(self, roots: Iterable[str | Path]) -> None:
         self.tool.set_scratch_roots(roots)
 
+    def set_own_loopback(self, own: bool) -> None:
+        self.tool.set_own_loopback(own)
+
     def set_confined_exec(self, confined: bool, auto_allow: bool | None = None) -> None:
         self.tool.set_confined_exec(confined, auto_allow)
 
@@ -175,7 +178,7 @@ class Engine:
     def classify(self, req: Request, ctx: Any = None) -> Classified:
         workspace, cwd = (req.workspace, req.cwd) if req.workspace else self.where(ctx)
         return classify(req, workspace=workspace, cwd=cwd or workspace, home=self.home,
-                        scratch=self.tool.scratch_roots)
+                        scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback)
 
     def _classify_request(self, req: Request) -> Metadata:
         return self.classify(req).metadata
@@ -201,7 +204,8 @@ class Engine:
                 if too_big is None:
                     in_time, got = bounded(lambda: classify(
                         request, workspace=workspace, cwd=cwd, home=self.home,
-                        scratch=self.tool.scratch_roots), self.limits.deadline)
+                        scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback),
+                        self.limits.deadline)
                 if too_big is not None or not in_time:
                     return self._ask_unanalysed(replace(request, **placed),
                                                 too_big or self.limits.late()), None

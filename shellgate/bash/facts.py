@@ -65,23 +65,31 @@ class Context:
     ``scratch``: directories a write to is as harmless as one in the workspace — a bash
     tool's private ``/tmp``, which its sandbox keeps for the session and no one else sees. Only
     a caller whose sandbox really gives that (``BashTool``, the MCP server) sets them; a hook's
-    command runs on the agent's host, where ``/tmp`` is shared."""
+    command runs on the agent's host, where ``/tmp`` is shared.
+
+    ``loopback``: the command runs in a network namespace of its own whose only interface is
+    its loopback (``BashTool``'s bwrap sandbox), so ``127.0.0.1``/``localhost``/``::1`` there
+    reach the sandbox's own servers and nothing else: a client whose every target is such a
+    literal is no network access. False for a hook's command (the host's loopback reaches the
+    host's services)."""
 
     cwd: Path
     workspace: Path
     home: Path
     scratch: tuple[Path, ...] = ()
+    loopback: bool = False
 
     @classmethod
     def here(cls, cwd: str | Path | None = None, workspace: str | Path | None = None,
-             home: str | Path | None = None, scratch: tuple[str | Path, ...] = ()) -> Context:
+             home: str | Path | None = None, scratch: tuple[str | Path, ...] = (),
+             loopback: bool = False) -> Context:
         if type(cwd) is str and type(workspace) is str and type(home) is str \
-                and cwd[:1] == workspace[:1] == home[:1] == "/" and not scratch:
+                and cwd[:1] == workspace[:1] == home[:1] == "/" and not scratch and not loopback:
             return _absolute_context(cwd, workspace, home)
         c = Path(cwd or Path.cwd()).absolute()
         return cls(cwd=c, workspace=Path(workspace).absolute() if workspace else c,
                    home=Path(home).absolute() if home else Path.home(),
-                   scratch=tuple(Path(s).absolute() for s in scratch))
+                   scratch=tuple(Path(s).absolute() for s in scratch), loopback=loopback)
 
 
 @lru_cache(maxsize=64)

@@ -411,6 +411,13 @@ def _redirect(r: Redirect, call: Call) -> list[Finding]:
     return [Finding(f"redirection {op} is not on the read-only list", r.span, "readonly.redirect")]
 
 
+def _loopback_only(spec: Command, call: Call) -> bool:
+    """The network family's own judgement (loaded already: only its commands have an effect)."""
+    from .commands.network import loopback_only
+
+    return loopback_only(spec, call)
+
+
 def _named(call: Call) -> list[Finding]:
     cmd = call.command
     name = cmd.name
@@ -430,7 +437,10 @@ def _named(call: Call) -> list[Finding]:
         return [Finding(msg, first.span, "readonly.unknown_command")]
     if isinstance(spec, Command):
         found = run_checks(spec, call)
-        if spec.effect is not Effect.READ:
+        if spec.effect is not Effect.READ and call.ctx.loopback and _loopback_only(spec, call):
+            found.append(Finding(f"{name} talks only to the sandbox's own loopback", first.span,
+                                 "readonly.loopback", Effect.EXEC))
+        elif spec.effect is not Effect.READ:
             found.append(Finding(f"{name} talks to the network", first.span, "readonly.network",
                                  spec.effect))
         return found

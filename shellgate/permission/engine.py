@@ -170,6 +170,7 @@ class Engine:
         self.readonly_internal_dirs = tuple(_norm(p) for p in readonly_internal_dirs)
         self._roots = tuple(_norm(p) for p in filesystem_roots)
         self._scratch: tuple[str, ...] = ()
+        self._loopback = False
         self._confined = False                   # set_confined_exec
         self._auto_allow: bool | None = None
         self.sandboxed = sandboxed
@@ -240,6 +241,17 @@ class Engine:
     @property
     def scratch_roots(self) -> tuple[str, ...]:
         return self._scratch
+
+    def set_own_loopback(self, own: bool) -> None:
+        """Told by a caller whose commands run in a network namespace of their own with only a
+        loopback (``BashTool`` under bwrap): a client that talks only to a loopback literal is
+        then no network access (see ``Context.loopback``). Never set for a hook's command."""
+        with self._lock:
+            self._loopback = bool(own)
+
+    @property
+    def own_loopback(self) -> bool:
+        return self._loopback
 
     def set_confined_exec(self, confined: bool, auto_allow: bool | None = None) -> None:
         """Told by a caller that runs every allowed command in a sandbox with no network,

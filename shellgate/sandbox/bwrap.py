@@ -35,9 +35,16 @@ def _sorted_by_depth(paths: tuple[str, ...]) -> tuple[str, ...]:
 def namespace_args(bwrap: str, policy: Policy) -> list[str]:
     """The binary and its namespace/privilege flags (the part that does not depend on paths)."""
     argv = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc"]
-    if not policy.network:
+    if own_network(policy):
         argv.append("--unshare-net")
     return argv + cap_drop()
+
+
+def own_network(policy: Policy) -> bool:
+    """Does the sandbox get a network namespace of its own (only a loopback, which bwrap brings
+    up)? Then inet sockets inside reach nothing but each other: the seccomp filter lets them
+    be made (:func:`.seccomp.build_filter`'s ``loopback``)."""
+    return not policy.network
 
 
 def cap_drop() -> list[str]:

@@ -16,11 +16,15 @@ import select
 import signal
 import subprocess
 import time
+from typing import TYPE_CHECKING
 
 from . import reaper
 from .output import HeadTail
 from .policy import Limits
-from .prespawn import SWEEP_TIMEOUT, Server
+from .prespawn import SWEEP_TIMEOUT, Proc, Server
+
+if TYPE_CHECKING:
+    from .background import Background
 
 
 class Job:
@@ -44,8 +48,10 @@ class Job:
         """Kill the command and everything it started; afterwards ``returncode`` is set."""
         raise NotImplementedError
 
-    def reap_background(self) -> None:
-        """After a normal exit: background jobs do not outlive the command."""
+    def reap_background(self) -> bool:
+        """After a normal exit: background processes do not outlive the command — or, where
+        they may (:mod:`.background`), are adopted as jobs. True: they were, and may still
+        hold the pipes (the pump then takes what is there and stops)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -87,9 +93,10 @@ class ProcJob(Job):
             reaper.sweep(self.proc.pid, self.born)
         self.proc.wait()
 
-    def reap_background(self) -> None:
+    def reap_background(self) -> bool:
         if not self.namespaced:
             reaper.sweep(self.proc.pid, self.born)
+        return False
 
     def close(self) -> None:
         try:
@@ -119,12 +126,20 @@ class ProcJob(Job):
 
 class ServerJob(Job):
     """A command forked by a pre-spawned sandbox's server. Whatever goes wrong with the server
-    (no report, a sweep that does not converge) ends in tearing the whole sandbox down."""
+    (no report, a sweep that does not converge) ends in tearing the whole sandbox down.
 
-    def __init__(self, server: Server, out_fd: int, err_fd: int) -> None:
+    ``background``: what the command leaves running becomes jobs there (up to ``lim``'s
+    bounds); ``before`` — the sandbox's processes when it started — are spared by every sweep.
+    Without it, everything but the server dies when the command ends."""
+
+    def __init__(self, server: Server, out_fd: int, err_fd: int,
+                 background: Background | None = None, before: frozenset[Proc] = frozenset(),
+                 lim: Limits | None = None) -> None:
         self.server = server
         self.out_fd, self.err_fd = out_fd, err_fd
         self._rc: int | None = None
+        self.background, self.before, self.lim = background, before, lim
+        self.jobs: tuple[int, ...] | None = None   # ids of the jobs this command left
 
     @property
     def returncode(self) -> int | None:
@@ -138,26 +153,40 @@ class ServerJob(Job):
 
     def kill_tree(self) -> None:
         if self._rc is None:
-            if self.server.sweep():
+            if self.server.sweep(keep=self.before):
                 self._rc = self.server.exit_status(SWEEP_TIMEOUT)
             if self._rc is None:  # a stopped or wedged server: drop the whole sandbox
                 self.server.close()
                 self._rc = -signal.SIGKILL
-        elif not self.server.sweep():
+        elif not self.server.sweep(keep=self.before):
             self.server.close()
 
-    def reap_background(self) -> None:
-        if not self.server.alive() or not self.server.sweep():
+    def reap_background(self) -> bool:
+        if not self.server.alive():
             self.server.close()
+            return False
+        if self.background is not None and self.lim is not None:
+            self.jobs = self.background.adopt(self.server, self.before, self.lim.max_jobs,
+                                              self.lim.job_lifetime)
+            if self.jobs:
+                return True
+        if not self.server.sweep(keep=self.before):
+            self.server.close()
+        return False
 
     def close(self) -> None:
         try:
             if self._rc is None:
                 self.kill_tree()
         finally:
-            for fd in (self.out_fd, self.err_fd):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            fds = tuple(fd for fd in (self.out_fd, self.err_fd) if fd >= 0)
+            if self.jobs and self.background is not None and self.server.alive():
+                self.background.detach(self.jobs, fds)  # the jobs may still write to them
+            else:
+                for fd in fds:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            self.out_fd = self.err_fd = -1
 
 
 def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool, bool]:
@@ -193,7 +222,9 @@ def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool,
             exited = True
         if exited:
             if drain_end is None:
-                job.reap_background()
+                if job.reap_background():  # its jobs may hold the pipes: take what is there
+                    _read_ready(poller, bufs, open_fds)
+                    break
                 drain_end = now + lim.drain
             if not open_fds or now >= drain_end:
                 break
@@ -233,6 +264,24 @@ def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool,
                 kill()
                 exited = True
     return bufs[job.out_fd], bufs[job.err_fd], timed_out, over
+
+
+def _read_ready(poller: select.poll, bufs: dict[int, HeadTail], open_fds: set[int]) -> None:
+    """Everything already written to the pipes, without waiting for more (the foreground has
+    exited: what it wrote is there; what comes later is the background jobs')."""
+    for fd in list(open_fds):
+        for _ in range(16):  # a pipe's worth and more; a job writing on and on does not hold us
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            if not data:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+                break
+            bufs[fd].feed(data)
 
 
 _READABLE = select.POLLIN | select.POLLPRI

@@ -48,6 +48,8 @@ class Limits:
     open_files: int | None = None     # RLIMIT_NOFILE
     cpu: int | None = None            # seconds of CPU (RLIMIT_CPU)
     address_space: int | None = None  # bytes (RLIMIT_AS)
+    max_jobs: int = 8                 # background jobs alive at once (pre-spawned bwrap only)
+    job_lifetime: float = 3600.0      # seconds a background job may live before it is stopped
 
 
 @record

@@ -51,7 +51,7 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -66,6 +66,7 @@ _SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
 _MAX_REQUEST = 1 << 20
 
 Key = tuple[object, ...]
+Proc = tuple[int, int]   # a tenant: (pid in the sandbox, start time in clock ticks)
 
 
 class ServerError(RuntimeError):
@@ -134,12 +135,15 @@ class Server:
     """One bwrap sandbox running the fork server. Not thread-safe: the pool hands it to one
     command at a time."""
 
-    def __init__(self, key: Key, base_argv: list[str], python: str, network: bool) -> None:
+    def __init__(self, key: Key, base_argv: list[str], python: str, network: bool,
+                 loopback: bool = False) -> None:
         self.key = key
         self.owner = os.getpid()
         self.dead = False
         self.proc: subprocess.Popen[bytes] | None = None
         self._init_fd = self._proc_fd = -1
+        self._fd_lock = threading.Lock()  # the /proc fd is closed while others may use it
+        self._keep: set[str] = set()
         self.init_pid = self.ns_pid = 0
         self.sock, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         info_r, info_w = os.pipe()
@@ -147,7 +151,8 @@ class Server:
         src_r, src_w = os.pipe()
         try:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _MAX_REQUEST + 4096)
-            for w, data in ((sec_w, filter_bytes(network)), (src_w, _server_source().encode())):
+            seccomp = filter_bytes(network, loopback)
+            for w, data in ((sec_w, seccomp), (src_w, _server_source().encode())):
                 os.write(w, data)  # both well under a pipe's 64 KiB: never blocks
                 os.close(w)
             sec_w = src_w = -1
@@ -205,8 +210,8 @@ class Server:
         except ValueError as exc:
             raise ServerError(f"unexpected server greeting {reply[:200]!r}") from exc
         init = self.init_pid
-        self._proc_fd = os.open(f"/proc/{init}/root/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._keep = {"1", str(self.ns_pid)}
+        self._proc_fd = os.open(f"/proc/{init}/root/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         if self.tenants():
             raise ServerError("the new sandbox already holds unexpected processes")
 
@@ -230,10 +235,42 @@ class Server:
 
     def tenants(self) -> list[str]:
         """Namespace pids of the sandbox's processes other than its init and the server."""
+        with self._fd_lock:
+            if self._proc_fd < 0:
+                return []
+            try:
+                return [n for n in os.listdir(self._proc_fd) if n.isdigit() and n not in self._keep]
+            except OSError:
+                return []
+
+    def processes(self) -> dict[Proc, int]:
+        """The live tenants (zombies left out) as ``(pid, start time)`` -> parent pid; the
+        start time (``/proc/<pid>/stat`` field 22) tells a process from a later one that got
+        its pid."""
+        out: dict[Proc, int] = {}
+        for n in self.tenants():
+            stat = self._stat(n)
+            if stat is not None and stat[0] not in ("Z", "X"):
+                out[(int(n), stat[2])] = stat[1]
+        return out
+
+    def cmdline(self, pid: int, limit: int = 200) -> str:
+        """What a tenant runs, as ``ps`` shows it ("" once it is gone)."""
+        with self._fd_lock:
+            if self._proc_fd < 0:
+                return ""
+            try:
+                fd = os.open(f"{pid}/cmdline", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._proc_fd)
+            except OSError:
+                return ""
         try:
-            return [n for n in os.listdir(self._proc_fd) if n.isdigit() and n not in self._keep]
+            raw = os.read(fd, 4096)
         except OSError:
-            return []
+            raw = b""
+        finally:
+            os.close(fd)
+        text = raw.rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", "replace")
+        return text if len(text) <= limit else text[:limit - 1] + "…"
 
     # -- one command --------------------------------------------------------------------------
 
@@ -288,41 +325,69 @@ class Server:
         self.dead = True  # it died (maybe killed by the command): report the command killed
         return -signal.SIGKILL
 
-    def sweep(self, timeout: float = SWEEP_TIMEOUT) -> bool:
-        """SIGKILL every process of the sandbox but its init and the server; True once none is
-        left alive. False: they would not die — the caller must tear the sandbox down."""
+    def sweep(self, timeout: float = SWEEP_TIMEOUT, keep: Collection[Proc] = ()) -> bool:
+        """SIGKILL every process of the sandbox but its init, the server and ``keep`` (the
+        background jobs of earlier commands, as ``(pid, start time)``) with what they started;
+        True once none is left alive. A process the command starts while the sweep runs dies
+        too. False: they would not die — the caller must tear the sandbox down."""
         end = time.monotonic() + timeout
         pause = 0.0005
         while True:
-            alive = [n for n in self.tenants() if self._state(n) not in ("Z", "X", "")]
+            procs = self.processes()
+            spared = {p for p in keep if p in procs}
+            while below := {p for p, ppid in procs.items()
+                            if p not in spared and ppid in {q[0] for q in spared}}:
+                spared |= below
+            alive = [p for p in procs if p not in spared]
             if not alive:
                 return True
-            for n in alive:
-                self._kill(n)
+            for p in alive:
+                self._kill(str(p[0]))
             if time.monotonic() >= end:
                 return False
             time.sleep(pause)  # SIGKILL is asynchronous; dying takes microseconds to a few ms
             pause = min(pause * 2, 0.01)
 
-    def _state(self, n: str) -> str:
+    def kill(self, procs: Collection[Proc]) -> None:
+        """SIGKILL these tenants (those still the same process)."""
+        now = self.processes()
+        for p in procs:
+            if p in now:
+                self._kill(str(p[0]))
+
+    def _stat(self, n: str) -> tuple[str, int, int] | None:
+        """(state, parent pid, start time) of tenant ``n``; None once it is gone."""
+        with self._fd_lock:
+            if self._proc_fd < 0:
+                return None
+            try:
+                fd = os.open(f"{n}/stat", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._proc_fd)
+            except OSError:
+                return None
         try:
-            fd = os.open(f"{n}/stat", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._proc_fd)
+            raw = os.read(fd, 1024)
         except OSError:
-            return ""
-        try:
-            raw = os.read(fd, 512)
-        except OSError:
-            return ""
+            return None
         finally:
             os.close(fd)
-        i = raw.rfind(b")")
-        return raw[i + 2:i + 3].decode() if i >= 0 else ""
+        fields = raw[raw.rfind(b")") + 2:].split()
+        try:  # after the comm: state ppid pgrp session tty tpgid flags … starttime (field 22)
+            return fields[0].decode(), int(fields[1]), int(fields[19])
+        except (IndexError, ValueError):
+            return None
+
+    def _state(self, n: str) -> str:
+        stat = self._stat(n)
+        return stat[0] if stat else ""
 
     def _kill(self, n: str) -> None:
-        try:
-            fd = os.open(n, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._proc_fd)
-        except OSError:
-            return
+        with self._fd_lock:
+            if self._proc_fd < 0:
+                return
+            try:
+                fd = os.open(n, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._proc_fd)
+            except OSError:
+                return
         try:
             signal.pidfd_send_signal(fd, signal.SIGKILL)
         except OSError:
@@ -363,9 +428,10 @@ class Server:
                 os.waitid(os.P_PIDFD, self._init_fd, os.WEXITED | os.WNOHANG)
             os.close(self._init_fd)
             self._init_fd = -1
-        if self._proc_fd >= 0:
-            os.close(self._proc_fd)
-            self._proc_fd = -1
+        with self._fd_lock:
+            if self._proc_fd >= 0:
+                os.close(self._proc_fd)
+                self._proc_fd = -1
 
 
 class Pool:

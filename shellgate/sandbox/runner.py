@@ -9,6 +9,7 @@ us: anthropics-sandbox §6.4 measured a 6 s hang without it), exit code and sign
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -21,7 +22,8 @@ from pathlib import Path
 
 from .._record import record
 from . import reaper
-from .bwrap import TMP, mount_args, mount_identity, namespace_args
+from .background import Background
+from .bwrap import TMP, mount_args, mount_identity, namespace_args, own_network
 from .disk import Disk
 from .env import build_env
 from .guard import Guard, Pins
@@ -55,13 +57,15 @@ class ExecResult:
     stderr_bytes: int = 0
     violations: tuple[str, ...] = ()  # writes to protected paths that were undone
     notes: tuple[str, ...] = ()
+    background: tuple[str, ...] = ()  # background jobs still running after it (Sandbox.jobs)
 
     def to_json(self) -> dict[str, object]:
         return {"stdout": self.stdout, "stderr": self.stderr, "exit_code": self.exit_code,
                 "signal": self.signal, "timed_out": self.timed_out, "truncated": self.truncated,
                 "cwd": str(self.cwd), "sandbox": self.tier, "duration": round(self.duration, 6),
                 "stdout_bytes": self.stdout_bytes, "stderr_bytes": self.stderr_bytes,
-                "violations": list(self.violations), "notes": list(self.notes)}
+                "violations": list(self.violations), "notes": list(self.notes),
+                "background": list(self.background)}
 
 
 class Sandbox:
@@ -75,9 +79,16 @@ class Sandbox:
     view (:mod:`.prespawn`), instead of a fresh bwrap per command. Same mounts, namespaces,
     seccomp filter and tree kill; if such a sandbox cannot start here, commands run fresh and
     ``prespawn_error`` says why. Call :meth:`close` (or use ``with``) to stop them.
+
+    ``background`` (pre-spawned sandboxes only): what a command leaves running in the
+    background lives on as a job (:mod:`.background`) — bounded by ``Limits.max_jobs`` and
+    ``Limits.job_lifetime``, listed by :meth:`jobs`, stopped by :meth:`close`. Elsewhere (a
+    fresh bwrap, Landlock, no tier) background processes end with their command, and each
+    result says so when the command asked for one.
     """
 
-    def __init__(self, tier: Tier | str | None = None, *, prespawn: bool = True) -> None:
+    def __init__(self, tier: Tier | str | None = None, *, prespawn: bool = True,
+                 background: bool = False) -> None:
         self._probe: Probe = probe()
         self.disabled = tier is not None and Tier(tier) is Tier.NONE
         if tier is None:
@@ -95,7 +106,11 @@ class Sandbox:
         self.prespawn_error: str | None = None
         self._python: str | None = None
         self._pool = Pool()
+        # (a weak reference: the relay thread must not keep an abandoned sandbox alive)
+        self._background = Background(weakref.WeakMethod(self.tmpdir)) if background else None
         weakref.finalize(self, self._pool.close)
+        if self._background is not None:
+            weakref.finalize(self, self._background.stop)
 
     @property
     def description(self) -> str:
@@ -144,9 +159,29 @@ class Sandbox:
             return (str(self.tmpdir()),)
         return ()
 
+    def own_loopback(self) -> bool:
+        """Does a command run without the network get a network namespace of its own, whose
+        only interface is its loopback? (bwrap: ``--unshare-net``; the host's namespace under
+        Landlock or no tier.)"""
+        return self.tier is Tier.BWRAP and not self.disabled
+
+    @property
+    def keeps_jobs(self) -> bool:
+        """Does a background process outlive its command here (see ``background``)?"""
+        return (self._background is not None and self.prespawn and self.prespawn_error is None)
+
+    def jobs(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(the background jobs running now, those that ended or were stopped since the last
+        call — each said once)."""
+        if self._background is None:
+            return (), ()
+        return self._background.report()
+
     def close(self) -> None:
-        """Stop the pre-spawned sandboxes and remove the private tmp directory (a later run
-        starts afresh)."""
+        """Stop the pre-spawned sandboxes (and with them every background job) and remove the
+        private tmp directory (a later run starts afresh)."""
+        if self._background is not None:
+            self._background.close()
         self._pool.close()
         with self._lock:
             if self._cleanup is not None:
@@ -226,10 +261,18 @@ class Sandbox:
                 new_cwd = trailer[1]
             else:
                 notes.append(f"cwd {trailer[1]} is not visible outside the sandbox; staying in {cwd}")
+        running: tuple[str, ...] = ()
+        if self._background is not None:
+            running, said = self._background.report()
+            notes += said
+        kept = isinstance(job, ServerJob) and job.background is not None
+        if not kept and _backgrounds(command):
+            notes.append("background processes end with the command in this sandbox "
+                         f"({self.description}); none is left running")
         return ExecResult(out.render(), err.render(), code, sig, timed_out,
                           out.truncated or err.truncated, new_cwd, str(tier),
                           time.monotonic() - start, out.total, err.total, tuple(violations),
-                          tuple(notes))
+                          tuple(notes), running)
 
     def _guarded(self, policy: Policy, tier: Tier,
                  disk: Disk | None = None) -> tuple[tuple[Path, ...], tuple[str, ...]]:
@@ -323,11 +366,14 @@ class Sandbox:
         for _ in range(2):  # an idle server may have died since its last command: one retry
             try:
                 server, new = self._pool.acquire(
-                    key, lambda: Server(key, base, python, policy.network))
+                    key, lambda: Server(key, base, python, policy.network,
+                                       loopback=own_network(policy)))
             except (ServerError, OSError) as exc:
                 self.prespawn_error = str(exc)
                 notes.append(f"pre-spawned sandbox unavailable, ran a fresh one: {exc}")
                 return None
+            # what runs there already (earlier commands' jobs) is spared by this one's sweeps
+            before = frozenset(server.processes()) if self._background is not None else frozenset()
             try:
                 out_r, err_r, status_r = server.spawn(cwd, program, env)
             except ServerError as exc:  # not accepted: nothing ran, it may run elsewhere
@@ -344,7 +390,8 @@ class Sandbox:
             except BaseException:
                 self._pool.release(server)
                 raise
-            return ServerJob(server, out_r, err_r), status_r, server
+            return ServerJob(server, out_r, err_r, self._background, before, policy.limits), \
+                status_r, server
         return None
 
     def _server_python(self) -> str | None:
@@ -365,7 +412,7 @@ class Sandbox:
         """``fds``: the status pipe's write end (passed through) and bwrap's info fd."""
         seccomp_r, seccomp_w = os.pipe()
         try:
-            os.write(seccomp_w, filter_bytes(policy.network))
+            os.write(seccomp_w, filter_bytes(policy.network, loopback=own_network(policy)))
             os.close(seccomp_w)
             argv = (namespace_args(self._bwrap(), policy) + mounts
                     + ["--info-fd", str(fds[1]), "--seccomp", str(seccomp_r),
@@ -385,6 +432,15 @@ class Sandbox:
             return spawner_for(writable, hidden, policy.network).popen(
                 program, cwd=cwd, pass_fds=(status_w,), **kw)
         return subprocess.Popen(program, cwd=cwd, pass_fds=(status_w,), **kw)
+
+
+def _backgrounds(command: str) -> bool:
+    """Does ``command`` look like it starts a background job (a lone ``&``)? Only for the note
+    that says it did not survive: a false hit costs a sentence."""
+    return bool(_LONE_AMP.search(command))
+
+
+_LONE_AMP = re.compile(r"(?<![&>|<])&(?![&>])")
 
 
 def _remove_tmp(path: str, owner: int) -> None:

@@ -4,8 +4,11 @@ Defence in depth under bwrap (passed as ``--seccomp FD``) and the network/escape
 the Landlock tier. It refuses the syscalls that reach around a filesystem sandbox (ptrace,
 mount and the new mount API, namespaces, bpf, kernel modules, keyrings, io_uring — whose
 operations bypass seccomp — , handle-based opens, TIOCSTI injection) and, when the network is
-off, every socket family but AF_UNIX. A foreign architecture (or x32) kills the process:
-syscall numbers would mean something else there.
+off, every socket family but AF_UNIX — or, when the sandbox has a network namespace of its
+own (bwrap's ``--unshare-net``: only a loopback, nothing reaches the host's), every family but
+AF_UNIX, AF_INET and AF_INET6 (``loopback=True``: servers and clients inside may meet there).
+A foreign architecture (or x32) kills the process: syscall numbers would mean something else
+there.
 """
 
 from __future__ import annotations
@@ -110,8 +113,10 @@ def machine() -> str:
     return platform.machine().lower().replace("arm64", "aarch64").replace("amd64", "x86_64")
 
 
-def build_filter(*, network: bool, arch_name: str | None = None) -> bytes:
-    """The raw ``struct sock_filter[]`` bytes for this machine (ValueError if unsupported)."""
+def build_filter(*, network: bool, loopback: bool = False, arch_name: str | None = None) -> bytes:
+    """The raw ``struct sock_filter[]`` bytes for this machine (ValueError if unsupported).
+    ``loopback``: inet sockets are allowed because the caller's network namespace is its own
+    and empty — never pass it for a process that shares the host's."""
     arch = ARCHES.get(arch_name or machine())
     if arch is None:
         raise ValueError(f"seccomp: unsupported architecture {arch_name or machine()}")
@@ -147,9 +152,10 @@ def build_filter(*, network: bool, arch_name: str | None = None) -> bytes:
     a.label("socket")
     a.ld(_arg_lo(0))
     a.jmp(_JEQ_K, AF_UNIX, "allow", 0)
-    if network:
+    if network or loopback:
         a.jmp(_JEQ_K, AF_INET, "allow", 0)
         a.jmp(_JEQ_K, AF_INET6, "allow", 0)
+    if network:
         a.jmp(_JEQ_K, AF_NETLINK, "allow", 0)  # getaddrinfo(AI_ADDRCONFIG) asks the kernel
     a.ret(eperm)
 
@@ -164,14 +170,15 @@ def build_filter(*, network: bool, arch_name: str | None = None) -> bytes:
     return a.assemble()
 
 
-_CACHE: dict[bool, bytes] = {}
+_CACHE: dict[tuple[bool, bool], bytes] = {}
 
 
-def filter_bytes(network: bool) -> bytes:
-    """:func:`build_filter` for this machine, assembled once per network setting."""
-    if network not in _CACHE:
-        _CACHE[network] = build_filter(network=network)
-    return _CACHE[network]
+def filter_bytes(network: bool, loopback: bool = False) -> bytes:
+    """:func:`build_filter` for this machine, assembled once per setting."""
+    key = (network, loopback and not network)
+    if key not in _CACHE:
+        _CACHE[key] = build_filter(network=key[0], loopback=key[1])
+    return _CACHE[key]
 
 
 class _SockFprog(ctypes.Structure):

@@ -7,11 +7,18 @@ reports the final cwd through a trailer and the next call starts there. When tha
 a worktree of the same repository, the worktree becomes the workspace for the gate's path
 checks and for the sandbox's writable roots; the original workspace stays writable and the
 main repository's hooks and config stay protected.
+
+What a command leaves running in the background lives on as a job of the tool's session in
+its pre-spawned sandbox (bounded, listed in every later result's ``background``, reported once
+when it ends, stopped by :meth:`BashTool.close`: see :mod:`shellgate.sandbox.background`), in
+the same network namespace as the later commands — so a server started in one call answers a
+``curl http://127.0.0.1:…`` in the next, which needs no network grant there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +55,7 @@ class BashResult:
     violations: tuple[str, ...] = ()  # protected-path writes the sandbox undid
     notes: tuple[str, ...] = ()
     duration: float = 0.0
+    background: tuple[str, ...] = ()  # background jobs of this session still running after it
 
     @property
     def ok(self) -> bool:
@@ -60,12 +68,14 @@ class BashResult:
                 "truncated": self.truncated, "cwd": self.cwd, "workspace": self.workspace,
                 "sandbox": self.sandbox, "capability": self.capability,
                 "warnings": list(self.warnings), "violations": list(self.violations),
-                "notes": list(self.notes), "duration": round(self.duration, 6)}
+                "notes": list(self.notes), "duration": round(self.duration, 6),
+                "background": list(self.background)}
 
     def as_text(self) -> str:
         """The result as a model reads it: output, then what happened in brackets."""
+        jobs = [f"running in the background: {j}" for j in self.background]
         if not self.ran:
-            return f"[not run: {self.decision}] {self.reason}".rstrip()
+            return "\n".join([f"[not run: {self.decision}] {self.reason}".rstrip(), *jobs])
         parts = [self.stdout.rstrip("\n")] if self.stdout else []
         if self.stderr:
             parts.append(self.stderr.rstrip("\n"))
@@ -75,8 +85,13 @@ class BashResult:
         elif self.signal:
             tail.append(f"killed by signal {self.signal}")
         tail += list(self.violations) + [f"warning: {w}" for w in self.warnings]
+        tail += [n for n in self.notes if _JOB_NOTE.search(n)]
         parts.append("[" + "; ".join(tail) + "]")
+        parts += jobs
         return "\n".join(parts)
+
+
+_JOB_NOTE = re.compile(r"^(stopped |job \d+ |background processes end)")
 
 
 def _sandbox_from(spec: Sandbox | str | bool | None, settings: SandboxSettings,
@@ -87,7 +102,7 @@ def _sandbox_from(spec: Sandbox | str | bool | None, settings: SandboxSettings,
         return Sandbox(Tier.NONE)
     tier = spec if isinstance(spec, str) else settings.tier
     return Sandbox(None if tier in (None, "auto") else tier,
-                   prespawn=settings.prespawn if prespawn is None else prespawn)
+                   prespawn=settings.prespawn if prespawn is None else prespawn, background=True)
 
 
 class BashTool:
@@ -155,8 +170,11 @@ class BashTool:
         (writes there are edits like the workspace's), and whether an exec runs confined (no
         network, workspace and scratch writes, secrets masked), so that ``[sandbox]
         auto_allow`` (default: on in accept-edits) may let it run unasked. Only a tier that
-        really confines counts (``Sandbox.confines_exec``)."""
+        really confines counts (``Sandbox.confines_exec``). Under bwrap also that commands
+        have a loopback of their own (a network namespace with nothing else): a client
+        talking only to ``127.0.0.1``/``localhost``/``::1`` there needs no network grant."""
         engine.set_scratch_roots(self.sandbox.scratch())
+        engine.set_own_loopback(self.sandbox.own_loopback())
         engine.set_confined_exec(self.sandbox.confines_exec, self.settings.auto_allow)
 
     @property
@@ -166,8 +184,9 @@ class BashTool:
         return self.sandbox.tier is not Tier.NONE or self.sandbox.disabled
 
     def close(self) -> None:
-        """Stop the pre-spawned sandboxes and remove the private tmp directory (a later
-        :meth:`run` starts afresh). Also done when the tool is garbage-collected or at exit."""
+        """Stop the pre-spawned sandboxes — every background job with them — and remove the
+        private tmp directory (a later :meth:`run` starts afresh). Also done when the tool is
+        garbage-collected or at exit."""
         self.sandbox.close()
 
     def __enter__(self) -> BashTool:
@@ -215,11 +234,10 @@ class BashTool:
                       warnings=tuple(decision.warnings), workspace=str(workspace),
                       sandbox=str(self.sandbox.tier), cwd=str(cwd))
         if not decision.allowed():
-            return BashResult(ran=False, duration=time.monotonic() - start, **common)
+            return self._not_run(start, common)
         if timeout is not None and not timeout > 0:  # -1 would time out at once, 0 mean 120 s
-            return BashResult(ran=False, duration=time.monotonic() - start,
-                              **{**common, "decision": "deny", "reason": "timeout must be a "
-                                 f"positive number of seconds, not {timeout}"})
+            return self._not_run(start, {**common, "decision": "deny", "reason": "timeout must "
+                                         f"be a positive number of seconds, not {timeout}"})
         network = decision.capability is Capability.NETWORK
         limits = replace(self.limits, timeout=timeout) if timeout else self.limits
         try:
@@ -229,9 +247,8 @@ class BashTool:
                                   env_passthrough=self.settings.env_passthrough,
                                   env_set=self.settings.env, limits=limits)
         except Exception as exc:  # never run a command under a policy we could not build
-            return BashResult(ran=False, duration=time.monotonic() - start,
-                              **{**common, "decision": "deny",
-                                 "reason": f"the sandbox policy could not be built: {exc}"})
+            return self._not_run(start, {**common, "decision": "deny",
+                                         "reason": f"the sandbox policy could not be built: {exc}"})
         res = self.sandbox.run(command, policy, cwd)
         notes = (*res.notes, *refusals.notes(policy, res.stderr, cwd, res.exit_code))
         new_cwd = res.cwd
@@ -256,7 +273,14 @@ class BashTool:
             notes = (f"sandbox: {self.sandbox.description}", *notes)
         return BashResult(ran=True, stdout=res.stdout, stderr=res.stderr, exit_code=res.exit_code,
                           signal=res.signal, timed_out=res.timed_out, truncated=res.truncated,
-                          violations=res.violations, notes=notes, duration=duration, **common)
+                          violations=res.violations, notes=notes, duration=duration,
+                          background=res.background, **common)
+
+    def _not_run(self, start: float, common: dict[str, Any]) -> BashResult:
+        """A result for a command that did not run; it still lists the session's jobs."""
+        running, said = self.sandbox.jobs()
+        return BashResult(ran=False, duration=time.monotonic() - start, notes=said,
+                          background=running, **common)
 
 
 __all__ = ["BashResult", "BashTool"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..facts import Effect
-from .spec import Call, Command, Finding, Flag, Parsed, Takes
+from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args
 
 V = Takes.VALUE
 W = Takes.WRITE_PATH
@@ -103,3 +103,34 @@ NCS = tuple(Command(n, free=True, effect=Effect.NETWORK, check=_nc, reads=False)
             for n in ("nc", "ncat", "netcat"))
 
 COMMANDS = (CURL, WGET, SSH, *PINGS, *NCS)
+
+LOOPBACK_HOSTS = frozenset(("127.0.0.1", "localhost", "::1"))
+_URLS = {"curl": ("--url",), "wget": ()}          # flags whose value is a URL, besides operands
+_PROXIES = {"curl": ("-x", "--proxy"), "wget": ()}
+
+
+def loopback_only(cmd: Command, call: Call) -> bool:
+    """Is every target of this curl/wget a loopback literal (``127.0.0.1``, ``localhost``,
+    ``::1``/``[::1]``, any scheme, port and path; written out, nothing expanded at run time),
+    with no proxy given? Only then may a caller whose commands have a loopback of their own
+    (``Context.loopback``) take it for no network access."""
+    if cmd.name not in _URLS:
+        return False
+    p = read_args(cmd, call.command.args, wild_tail=call.wild_tail, cwds=call.cwds,
+                  line_writes=call.line_writes)
+    if p.has(*_PROXIES[cmd.name]) or any(f.rule == "readonly.unknown_flag" for f in p.findings):
+        return False  # (a refused flag such as -o is judged on its own: not a target)
+    urls = [*p.operands, *p.values_of(*_URLS[cmd.name])]
+    return bool(urls) and not call.wild_tail and all(w.static and _loopback_url(w.text) for w in urls)
+
+
+def _loopback_url(text: str) -> bool:
+    if any(c in text for c in "{}\\ \t\n") or ("[" in text and "[::1]" not in text):
+        return False  # curl's URL globs ({a,b}, [1-3]) could name other hosts
+    from urllib.parse import urlsplit  # (only a bash tool with its own loopback asks)
+
+    try:
+        host = urlsplit(text if "://" in text else "//" + text).hostname
+    except ValueError:
+        return False
+    return host in LOOPBACK_HOSTS
