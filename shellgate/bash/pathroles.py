@@ -283,8 +283,6 @@ COMMANDS: dict[str, CmdPaths] = {
 }
 
 # git: global options whose value is the next word (`git -C dir`, `git -c k=v`).
-GIT_GLOBAL_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                                "--config-env", "--super-prefix"})
 # git subcommands that write the working tree (or run hooks/config) get "unsure" operands;
 # the others only read the paths they are given (`git add .env` stages a secret: a leak).
 GIT_WRITERS = frozenset({"checkout", "restore", "mv", "rm", "clean", "reset", "switch", "apply", "am",

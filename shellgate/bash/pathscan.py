@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from .._lazyre import lazy_compile
 from .._record import record
 from .commands.getopt import Arity, Kind, Option, Syntax, split, sub_word
+from .commands.gitglobal import split_globals
 from .envsecrets import env_hits
 from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
@@ -27,7 +28,6 @@ from .pathroles import (
     COMMANDS,
     GIT,
     GIT_DIFF_NO_INDEX,
-    GIT_GLOBAL_VALUED,
     GIT_READ,
     GIT_WRITERS,
     PROGRAMS,
@@ -605,12 +605,8 @@ def _dd_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[Sens
 
 def _git_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
     """git: global options (``-C dir``, ``-c k=v``) are skipped; the rest is unsure."""
-    i, chdirs = 0, []
-    while i < len(words) and words[i].text.startswith("-"):
-        t = words[i].text
-        if t == "-C" and i + 1 < len(words):
-            chdirs.append(words[i + 1])
-        i += 2 if t in GIT_GLOBAL_VALUED else 1
+    i, opts = split_globals(words)
+    chdirs = [v for it in opts if it.name == "-C" for v in it.values]
     if i >= len(words):
         return []
     sub, rest = words[i].text, words[i + 1:]
