@@ -93,4 +93,5 @@ def test_dashdash_permute_and_opaque_words() -> None:
     posix = Syntax(_SYNTAX.short, _SYNTAX.long, permute=False)
     assert [w.text for w in split(_w("-n", "f", "-n"), posix).operands] == ["f", "-n"]
     r = split(_w("-n", "$X", "f"), _SYNTAX, opaque=lambda w: w.text.startswith("$"))
-    assert [it.kind for it in r.items] == [Kind.OPTION, Kind.OPAQUE, Kind.OPERAND] and not r.exact
+    assert [it.kind for it in r.items] == [Kind.OPTION, Kind.OPAQUE] and not r.exact
+    assert [w.text for w in r.operands] == ["$X", "f"]

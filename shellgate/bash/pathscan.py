@@ -217,8 +217,7 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role, name: str =
         w = it.word
         t = w.text
         kind = it.kind
-        if w is not seen and t[1:2] != "-" and kind is not Kind.OPAQUE and kind is not Kind.OPERAND \
-                and kind is not Kind.END:
+        if w is not seen and t[1:2] != "-" and kind is not Kind.OPAQUE and kind is not Kind.END:
             seen = w  # a bundle's word: itself, its first two characters and (letters) each letter
             flags.update((t, t[:2]))
             if t[1:].isalpha():
@@ -227,7 +226,7 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role, name: str =
             if first_loose is None and t[:1] in "$`" and not spec.inert:
                 first_loose = w  # `du $OPT ~/x`: an expansion may be an option taking the next word
             continue
-        if kind is Kind.OPERAND or kind is Kind.END or kind is Kind.NUMERIC:
+        if kind is Kind.END or kind is Kind.NUMERIC:
             continue
         if kind is Kind.UNKNOWN or kind is Kind.AMBIGUOUS:
             if it.spelled.startswith("--") and len(it.spelled) > 2:

@@ -67,22 +67,21 @@ def parse_args(words: Iterable[Word], valued: frozenset[str] = frozenset()) -> A
     A single-dash word with ``=`` is read Go-flag-style (``-var=x``: ``-var`` with ``x``), as
     the Go tools of the table read it; its letters are not options."""
     a = Args(tuple(words))
+    if not any(w.text[:1] == "-" for w in a.words):  # no option: the common line, read at once
+        a.positionals = list(a.words)
+        return a
     reading = split(a.words, _syntax(valued), opaque=_opaque)
     flags, values, value_words = a.flags, a.values, a.value_words
     seen: Word | None = None
     for it in reading.items:
         w = it.word
         kind = it.kind
-        if kind is Kind.OPAQUE and w.static:  # `-var=x`
-            name, _eq, val = w.text.partition("=")
-            flags.setdefault(name, w)
-            values.setdefault(name, []).append(val)
-            value_words.setdefault(name, []).append(w)
-            continue
-        if kind is Kind.OPERAND or kind is Kind.OPAQUE:
-            a.positionals.append(w)
-            if it.after_end:
-                a.after_ddash.append(w)
+        if kind is Kind.OPAQUE:
+            if w.static:  # `-var=x`
+                name, _eq, val = w.text.partition("=")
+                flags.setdefault(name, w)
+                values.setdefault(name, []).append(val)
+                value_words.setdefault(name, []).append(w)
             continue
         if kind is Kind.END:
             flags.setdefault("--", w)
@@ -96,6 +95,10 @@ def parse_args(words: Iterable[Word], valued: frozenset[str] = frozenset()) -> A
         for k, v in enumerate(it.values):
             values.setdefault(it.spelled, []).append(v.text)
             value_words.setdefault(it.spelled, []).append(w if k == 0 and it.attached else v)
+    ended = len(reading.operands) if reading.ended is None else reading.ended
+    a.positionals = [w for w in reading.operands[:ended] if not w.static or not _opaque(w)]
+    a.positionals += reading.operands[ended:]
+    a.after_ddash = reading.operands[ended:]
     return a
 
 

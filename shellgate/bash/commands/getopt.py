@@ -60,7 +60,6 @@ class Syntax:
 
 class Kind(Enum):
     OPTION = "option"        # a known option (maybe abbreviated), with its value words
-    OPERAND = "operand"
     END = "end"              # the `--` that ended the options
     NUMERIC = "numeric"      # `-20` of a numeric program
     OPAQUE = "opaque"        # a word the caller cannot read as syntax (may be any option)
@@ -82,7 +81,6 @@ class Item:
     name: str = ""
     values: tuple[Word, ...] = ()
     attached: bool = False
-    after_end: bool = False   # an operand that follows `--`
 
     @property
     def abbreviated(self) -> bool:
@@ -91,9 +89,12 @@ class Item:
 
 @record(frozen=False)
 class Reading:
+    """The options as read (``items``, in order) and the operands (opaque words among them).
+    ``ended``: how many operands came before the ``--`` that ended the options, if one did."""
+
     items: list[Item] = field(default_factory=list)
     operands: list[Word] = field(default_factory=list)
-    end: Word | None = None   # the `--` word, when one ended the options
+    ended: int | None = None
 
     @property
     def exact(self) -> bool:
@@ -102,7 +103,7 @@ class Reading:
         return all(it.kind in _EXACT for it in self.items)
 
 
-_EXACT = frozenset({Kind.OPTION, Kind.OPERAND, Kind.END, Kind.NUMERIC})
+_EXACT = frozenset({Kind.OPTION, Kind.END, Kind.NUMERIC})
 
 
 def sub_word(word: Word, text: str) -> Word:
@@ -139,7 +140,6 @@ def split(words: Sequence[Word], syntax: Syntax, *,
         i += 1
         t = w.text
         if not open_:
-            items.append(Item(Kind.OPERAND, w, after_end=r.end is not None))
             r.operands.append(w)
             continue
         if opaque is not None and opaque(w):
@@ -147,19 +147,18 @@ def split(words: Sequence[Word], syntax: Syntax, *,
             r.operands.append(w)
             continue
         if t == "--" and syntax.dashdash:
-            items.append(Item(Kind.END, w, spelled="--", name="--"))
-            r.end = w
+            items.append(Item(Kind.END, w, None, "--", "--"))
+            r.ended = len(r.operands)
             open_ = False
             continue
         if len(t) > 2 and t.startswith("--"):
             i = _long(syntax, words, i, w, items)
         elif len(t) > 1 and t[0] == "-":
             if syntax.numeric and t[1:].isdigit():
-                items.append(Item(Kind.NUMERIC, w, spelled=t, name=t))
+                items.append(Item(Kind.NUMERIC, w, None, t, t))
                 continue
             i = _short(syntax, words, i, w, items)
         else:
-            items.append(Item(Kind.OPERAND, w))
             r.operands.append(w)
             if not syntax.permute:
                 open_ = False

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..ir import Word
-from .getopt import Arity, Item, Kind, split
+from .getopt import Arity, Item, split
 from .spec import Command, Flag, Takes
 
 V = Takes.VALUE
@@ -50,9 +50,5 @@ VALUED = frozenset(n for n, o in (*((f"-{k}", v) for k, v in GLOBAL.syntax.short
 def split_globals(words: Sequence[Word]) -> tuple[int, list[Item]]:
     """git's arguments (after ``git``) read up to the subcommand: its index in ``words``
     (``len(words)`` when there is none) and the global options before it, as read."""
-    items = split(words, GLOBAL.syntax).items
-    for k, it in enumerate(items):
-        if it.kind is Kind.OPERAND:
-            sub = it.word
-            return next(j for j, w in enumerate(words) if w is sub), items[:k]
-    return len(words), items
+    r = split(words, GLOBAL.syntax)  # options stop at the first operand: the subcommand
+    return len(words) - len(r.operands), r.items
