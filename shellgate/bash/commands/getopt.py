@@ -12,6 +12,16 @@ does so: ``dashdash``), permutation (options after operands) unless the program 
 first operand (``permute=False``), ``-NUM`` (``numeric``), and the old style of a bundle whose
 value letters take the following words in order (``attach=False``: ``tree -La 2``).
 
+Where each reader's syntax comes from: the read-only tables build theirs from their flags
+(``spec.Command.syntax``); the path roles take the options of their ``pathroles`` entry, with
+the arity, ``--`` and ``-NUM`` of the command's read-only table where it declares the option
+(``pathscan._syntax``); git's global options are one table (``gitglobal.GLOBAL``) read by all
+three. Still declared twice: which options exist, in ``pathroles`` (what a value *is* for the
+path scan: read, written, data) and in the read-only tables (safe or refused, and why); and the
+warnings' per-tool value options (``warnings_table.VALUED``), for tools with no read-only table
+(kubectl, docker, terraform …), per tool rather than per subcommand (docker's ``-f`` is
+``--file`` for compose and ``--force`` for ``rm``).
+
 It never decides anything: an option it does not know is an :attr:`Kind.UNKNOWN` item (or, with
 ``unknown_flags``, a switch, for readers to whom an unknown option only adds flags), and the
 caller says what that costs (not read-only; an unsure path role from there on).
