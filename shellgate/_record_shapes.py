@@ -280,6 +280,16 @@ def init_attr_n_aaaaaa(self, a0, a1, a2, a3, a4, a5):
     self.n5 = a5
 
 
+def init_attr_n_aaaaaaa(self, a0, a1, a2, a3, a4, a5, a6):
+    self.n0 = a0
+    self.n1 = a1
+    self.n2 = a2
+    self.n3 = a3
+    self.n4 = a4
+    self.n5 = a5
+    self.n6 = a6
+
+
 def init_attr_n_aaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7):
     self.n0 = a0
     self.n1 = a1
