@@ -224,6 +224,12 @@ def init_attr_n_FFF(self, a0, a1, a2):
     self.n2 = _f2() if a2 is _HAS_FACTORY else a2
 
 
+def init_attr_n_FFa(self, a0, a1, a2):
+    self.n0 = _f0() if a0 is _HAS_FACTORY else a0
+    self.n1 = _f1() if a1 is _HAS_FACTORY else a1
+    self.n2 = a2
+
+
 def init_attr_n_aFFFFF(self, a0, a1, a2, a3, a4, a5):
     self.n0 = a0
     self.n1 = _f1() if a1 is _HAS_FACTORY else a1
@@ -588,7 +594,7 @@ def init_slot_n_aaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9
     _s18(self, a18)
 
 
-def init_slot_p_aaFaaaaaaaaaaaaaaaff(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):
+def init_slot_p_aaFaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, _f2() if a2 is _HAS_FACTORY else a2)
@@ -607,6 +613,5 @@ def init_slot_p_aaFaaaaaaaaaaaaaaaff(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a
     _s15(self, a15)
     _s16(self, a16)
     _s17(self, a17)
-    _s18(self, _f18())
-    _s19(self, _f19())
+    _s18(self, _d18)
     self.__post_init__()

@@ -175,8 +175,6 @@ def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
 # read of the repository config. Forms that print one value or the remote URLs leak only where a
 # file in scope holds a credential (``gitconfig.credential_source``).
 _GIT_LISTINGS = _fs("-l", "--list", "--get-regexp", "--get-urlmatch", "--regexp", "--url")
-_GIT_VALUED = _fs("-C", "-c", "--git-dir", "--work-tree", "--config-env", "--namespace", "--exec-path",
-                  "--super-prefix")
 _CREDENTIALS = "git config: a credential in a URL or header"
 
 
@@ -185,15 +183,18 @@ def _git_call(cmd: Command, ctx: Context) -> tuple[list[Path], bool, str, list[s
     followed), whether another repository or configuration is named (``--git-dir``,
     ``--work-tree``, ``-c``, ``--config-env``), the subcommand and its words; None without a
     subcommand."""
+    from .commands.gitglobal import split_globals
+
     texts = [w.text for w in cmd.words]
-    i, dirs, elsewhere = 1, [ctx.cwd], False
-    while i < len(texts) and texts[i].startswith("-"):
-        t = texts[i]
-        if t == "-C" and i + 1 < len(texts):
-            dirs = [d / texts[i + 1] if not texts[i + 1].startswith("~") else
-                    ctx.home / texts[i + 1][2:] for d in dirs]
-        elsewhere = elsewhere or t.split("=", 1)[0] in ("--git-dir", "--work-tree", "-c", "--config-env")
-        i += 2 if t in _GIT_VALUED else 1
+    k, opts = split_globals(cmd.words[1:])
+    dirs, elsewhere = [ctx.cwd], False
+    for it in opts:
+        if it.name == "-C" and it.values:
+            d = it.values[0].text
+            dirs = [c / d if not d.startswith("~") else ctx.home / d[2:] for c in dirs]
+        elsewhere = elsewhere or it.name in ("--git-dir", "--work-tree", "-c", "--config-env") \
+            or it.word.text.split("=", 1)[0] in ("--git-dir", "--work-tree", "-c", "--config-env")
+    i = k + 1
     if i >= len(texts):
         return None
     return dirs, elsewhere, texts[i], texts[i + 1:]

@@ -47,6 +47,8 @@ class CmdPaths:
     # Options known exactly to take no value. Any other option word (unknown, an abbreviated
     # long option, an unmodelled one) makes the parse inexact: from there on every word gets the
     # conservative role (see pathscan._parse_opts), since `--random-sour -T X` may make X an input.
+    # Whether an option listed here takes a value (required, optional, none) is the command's
+    # read-only table's word where it has one (pathscan._syntax); these lists say what it means.
     flags: frozenset[str] = frozenset()
     unsure_opts: frozenset[str] = frozenset()   # the value is a path used in ways not modelled (sort -T)
     inert: bool = False                         # no option of the command opens a file (ls, echo)
@@ -281,8 +283,6 @@ COMMANDS: dict[str, CmdPaths] = {
 }
 
 # git: global options whose value is the next word (`git -C dir`, `git -c k=v`).
-GIT_GLOBAL_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                                "--config-env", "--super-prefix"})
 # git subcommands that write the working tree (or run hooks/config) get "unsure" operands;
 # the others only read the paths they are given (`git add .env` stages a secret: a leak).
 GIT_WRITERS = frozenset({"checkout", "restore", "mv", "rm", "clean", "reset", "switch", "apply", "am",

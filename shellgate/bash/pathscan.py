@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from .._lazyre import lazy_compile
 from .._record import record
 from . import xargsnames
+from .commands.getopt import Arity, Kind, Option, Syntax, split, sub_word
+from .commands.gitglobal import split_globals
 from .envsecrets import env_hits
 from .facts import Context, PathClass, PathOp, SensitiveHit
 from .ir import Command, CommandKind, Script, Span, Via, Word
@@ -27,7 +29,6 @@ from .pathroles import (
     COMMANDS,
     GIT,
     GIT_DIFF_NO_INDEX,
-    GIT_GLOBAL_VALUED,
     GIT_READ,
     GIT_WRITERS,
     PROGRAMS,
@@ -204,94 +205,123 @@ class _Parsed:
     loose: list[Word]                       # words from where the parse stopped being exact
 
 
-def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role) -> _Parsed:
-    """Split words into flags, operands and option values, getopt-style (options may follow
-    operands; ``--`` ends them). From the first word the entry doesn't model exactly (an unknown
-    or abbreviated option, an unknown letter in a bundle, an expansion that may be an option) the
-    rest are also ``loose``: each gets the conservative role in _spec_hits, whatever it seemed."""
-    flags: set[str] = set()
-    operands: list[Word] = []
-    valued: list[tuple[Word, Role, bool]] = []
-    target_dir: Word | None = None
-    code: list[Word] = []
-    value_role, skip_value, known, _quiet = _spec_tables(spec)
-    loose: list[Word] = []
-    i, ended = 0, False
-    while i < len(words):
-        w = words[i]
+def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role, name: str = "") -> _Parsed:
+    """Split words into flags, operands and option values through the one option reader
+    (``getopt.split``, with the syntax :func:`_syntax` derives for the entry). From the first
+    word the entry doesn't model exactly (an unknown or abbreviated option, an unknown letter in
+    a bundle, an expansion that may be an option) the rest are also ``loose``: each gets the
+    conservative role in _spec_hits, whatever it seemed."""
+    value_role = _spec_tables(spec)[0]
+    reading = split(words, _syntax(spec, name), opaque=_not_static)
+    p = _Parsed(set(), reading.operands, [], None, [], [])
+    flags, valued = p.flags, p.valued
+    first_loose: Word | None = None
+    seen: Word | None = None
+    for it in reading.items:
+        w = it.word
         t = w.text
-        i += 1
-        if loose:
-            loose.append(w)
-        elif not ended and not w.static and t[:1] in "$`" and not spec.inert:
-            loose.append(w)  # `du $OPT ~/x`: an expansion may be an option taking the next word
-        if ended or not w.static or len(t) < 2 or t[0] != "-":
-            operands.append(w)
+        kind = it.kind
+        if w is not seen and t[1:2] != "-" and kind is not Kind.OPAQUE and kind is not Kind.END:
+            seen = w  # a bundle's word: itself, its first two characters and (letters) each letter
+            flags.update((t, t[:2]))
+            if t[1:].isalpha():
+                flags.update("-" + c for c in t[1:])
+        if kind is Kind.OPAQUE:
+            if first_loose is None and t[:1] in "$`" and not spec.inert:
+                first_loose = w  # `du $OPT ~/x`: an expansion may be an option taking the next word
             continue
-        if t == "--":
-            ended = True
+        if kind is Kind.END or kind is Kind.NUMERIC:
             continue
-        if t.startswith("--"):
-            opt, eq, _val = t.partition("=")
-            flags.add(opt)
-            if not loose and not spec.inert and opt not in known:
-                loose.append(w)  # unknown or abbreviated (`--random-sour`): may take the next word
-            if spec.dest and opt == "--target-directory":
-                if eq:
-                    target_dir = w
-                elif i < len(words):
-                    target_dir = words[i]
-                    i += 1
-                continue
-            if opt in skip_value or opt in value_role:
-                if opt in spec.code_opts:
-                    code.append(_attached_value(w) if eq else words[i] if i < len(words) else w)
-                flags.add(f"{opt}={_val if eq else words[i].text if i < len(words) else ''}")
-                if not eq and i < len(words):
-                    if opt in value_role:
-                        valued.append((words[i], value_role[opt], True))
-                    i += 1
-                elif eq and opt in value_role:
-                    valued.append((w, value_role[opt], False))
-                continue
-            if eq:
-                valued.append((w, role, False))
+        if kind is Kind.UNKNOWN or kind is Kind.AMBIGUOUS:
+            if it.spelled.startswith("--") and len(it.spelled) > 2:
+                flags.add(it.spelled)
+                if "=" in t:
+                    valued.append((sub_word(w, t.partition("=")[2]), role, True))
+            elif (spec.inert or first_loose is not None) and ("/" in t[2:] or t[2:].startswith("~")):
+                valued.append((sub_word(w, t[2:]), role, True))
+            if first_loose is None and not spec.inert:
+                first_loose = w  # unknown or abbreviated (`--random-sour`): may take the next word
             continue
-        opt = t[:2]
-        flags.update((t, opt))
-        if t[1:].isalpha():
-            flags.update("-" + c for c in t[1:])
-        attached = t[2:]
-        if not loose and not spec.inert and t not in known:
-            j = _cluster_split(t, known, skip_value | value_role.keys() | spec.rw_flags)
-            if j is None:
-                loose.append(w)  # an unknown letter may take the rest, or the next word
-                continue
-            if j < len(t):  # `-rnT DIR`: the value belongs to -T
-                opt, attached = "-" + t[j], t[j + 1:]
-        if spec.dest and opt == "-t":
-            if attached:
-                target_dir = w
-            elif i < len(words):
-                target_dir = words[i]
-                i += 1
+        opt = it.name
+        flags.add(opt)
+        if it.option is None or it.option.arity is Arity.NONE:
+            if it.values:  # `--switch=x`: the value is read as an operand is
+                valued.append((it.values[0], role, True))
             continue
-        if opt in skip_value or opt in value_role:
-            if opt in spec.code_opts:
-                code.append(_attached_value(w) if attached else words[i] if i < len(words) else w)
-            flags.add(f"{opt}={attached or (words[i].text if i < len(words) else '')}")
-            if attached:
-                if opt in value_role:
-                    valued.append((Word(attached, attached, w.span, w.static, w.glob, w.quoted),
-                                   value_role[opt], True))
-            elif i < len(words):
-                if opt in value_role:
-                    valued.append((words[i], value_role[opt], True))
-                i += 1
+        value = it.values[0] if it.values else None
+        if opt in _TARGET_DIR and name in _TARGET_DIR_CMDS:
+            p.target_dir = value
             continue
-        if "/" in attached or attached.startswith("~"):
-            valued.append((w, role, False))
-    return _Parsed(flags, operands, valued, target_dir, code, loose)
+        if opt in spec.code_opts:
+            p.code.append(value or w)
+        flags.add(f"{opt}={value.text if value is not None else ''}")
+        if value is not None and opt in value_role:
+            valued.append((value, value_role[opt], True))
+    if first_loose is not None:
+        k = next(k for k, w in enumerate(words) if w is first_loose)
+        p.loose.extend(words[k:])
+    return p
+
+
+# `-t DIR` names the destination of these (rsync's -t is --times, scp's a switch of its own).
+_TARGET_DIR = frozenset({"-t", "--target-directory"})
+_TARGET_DIR_CMDS = frozenset({"cp", "gcp", "install", "ln", "mv"})
+
+
+def _not_static(w: Word) -> bool:
+    return not w.static
+
+
+# The reader's syntax per (entry, command name): the entry's options, with their arity (and the
+# command's `--`, `-NUM`) taken from the command's read-only table where it declares the option.
+_SYNTAX: dict[tuple[int, str], tuple[CmdPaths, Syntax]] = {}
+
+
+def _syntax(spec: CmdPaths, name: str) -> Syntax:
+    """The option syntax ``_parse_opts`` reads ``name``'s words with. Options are those the entry
+    models (``_known_opts``; its value options take a required value). Where the command's
+    read-only table (``commands/``) declares the same option, its declaration wins: whether a
+    value is required, optional (``grep --color[=WHEN]``, ``cp --backup[=CONTROL]``, ``sed
+    -i[SUFFIX]``) or none (``jq --tab``); so does whether ``--`` ends the options (``unzip``) and
+    ``-NUM`` (``head -20``). Still declared twice, and why: the entry's lists of which options
+    exist, because each entry says what an option's value *is* for the path scan (read, written,
+    used, data) and some entries have no read-only table (``rm``, ``curl``, ``ssh``). Long
+    options are never abbreviated here (an abbreviation is unknown, so inexact): the entry's
+    option list is not the program's whole list, so a unique prefix among it proves nothing."""
+    got = _SYNTAX.get((id(spec), name))
+    if got is not None and got[0] is spec:
+        return got[1]
+    from .commands import registry
+    from .commands.spec import Command as Table
+
+    table = registry.lookup(name) if name else None
+    ro = table.syntax if isinstance(table, Table) else None
+    value_role, skip, known, _quiet = _spec_tables(spec)
+    valued = value_role.keys() | skip | (_TARGET_DIR if name in _TARGET_DIR_CMDS else set())
+    short: dict[str, Option] = {}
+    long: dict[str, Option] = {}
+    for o in sorted(known | valued):
+        if "=" in o or len(o) < 2 or o[0] != "-":
+            continue
+        if o[1] != "-" and len(o) > 2:  # `-uu`: its letters are switches
+            for c in o[1:]:
+                short.setdefault(c, Option(f"-{c}"))
+            continue
+        table_opt = (ro.long.get(o) if o[1] == "-" else ro.short.get(o[1])) if ro is not None else None
+        if table_opt is not None:
+            opt = Option(o, table_opt.arity, table_opt.nargs, table_opt.lastarg)
+        else:
+            opt = Option(o, Arity.REQUIRED if o in valued else Arity.NONE)
+        if o[1] == "-":
+            long[o] = opt
+        else:
+            short[o[1]] = opt
+    syntax = Syntax(short, long, dashdash=ro.dashdash if ro is not None else True, permute=True,
+                    abbrev=False, numeric=ro.numeric if ro is not None else False)
+    if len(_SYNTAX) > 512:
+        _SYNTAX.clear()
+    _SYNTAX[(id(spec), name)] = (spec, syntax)
+    return syntax
 
 
 # The per-entry option tables of _parse_opts, by the entry's identity (the entry is kept in the
@@ -326,19 +356,6 @@ def _known_opts(spec: CmdPaths) -> frozenset[str]:
     return known | {"-t", "--target-directory"} if spec.dest else known
 
 
-def _cluster_split(t: str, known: frozenset[str], valued: frozenset[str] | set[str]) -> int | None:
-    """``-rnT x``: known no-value letters, then at most one option taking a value (the rest of
-    the word, or the next word). The index of that letter, len(t) when all are flags, None when
-    a letter is not modelled (its value could be anything after it)."""
-    for j, c in enumerate(t[1:], start=1):
-        o = "-" + c
-        if o in valued:
-            return j
-        if o not in known:
-            return None
-    return len(t)
-
-
 def _attached_value(w: Word) -> Word:
     """``-fX`` / ``--file=X`` -> a word holding just ``X``."""
     t = w.text
@@ -359,7 +376,7 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     if _spec_tables(spec)[3] and name not in ("sed", "gsed"):
         return []  # every word would get role NONE or META: no hit (see _spec_tables)
     role = spec.operands
-    p = _parse_opts(words, spec, role)
+    p = _parse_opts(words, spec, role, name)
     if p.flags & spec.rw_flags or (name in ("sed", "gsed") and any(f.startswith("-i") or f == "--in-place"
                                                                     or (not f.startswith("--") and "i" in f
                                                                         and "=" not in f)
@@ -592,12 +609,8 @@ def _dd_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[Sens
 
 def _git_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[SensitiveHit]:
     """git: global options (``-C dir``, ``-c k=v``) are skipped; the rest is unsure."""
-    i, chdirs = 0, []
-    while i < len(words) and words[i].text.startswith("-"):
-        t = words[i].text
-        if t == "-C" and i + 1 < len(words):
-            chdirs.append(words[i + 1])
-        i += 2 if t in GIT_GLOBAL_VALUED else 1
+    i, opts = split_globals(words)
+    chdirs = [v for it in opts if it.name == "-C" for v in it.values]
     if i >= len(words):
         return []
     sub, rest = words[i].text, words[i + 1:]

@@ -1,9 +1,11 @@
 """A command line as the destructive-warning rules see it: flags, option values, positionals.
 
-Split getopt-style, with long-option abbreviations (GNU getopt and git accept unique prefixes:
-``git reset --har``), bundled short flags (``-fr``), ``--`` and per-tool options that take a
-value (so ``kubectl -n prod delete`` finds ``delete``). Also: the program a spelling really runs
-(``/bin/rm``, ``busybox rm``, ``python -m twine``, ``npx prisma``).
+Split by the one option reader (``commands/getopt.py``): bundled short flags (``-fr``), ``--``
+and per-tool options that take a value; long-option abbreviations (GNU getopt and git accept
+unique prefixes: ``git reset --har``) are matched by ``Args.has``, since a tool's full option
+list is not known here. Per-tool value options: ``kubectl -n prod delete`` finds ``delete``.
+Also: the program a spelling really runs (``/bin/rm``, ``busybox rm``, ``python -m twine``,
+``npx prisma``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from .._record import field, record
+from .commands.getopt import Arity, Kind, Option, Syntax, split
 from .ir import Word
 from .warnings_table import Rule
 
@@ -57,44 +60,67 @@ class Args:
 
 
 def parse_args(words: Iterable[Word], valued: frozenset[str] = frozenset()) -> Args:
+    """Split a command's words through the one option reader (``getopt.split``): ``valued`` are
+    the options that take a value; any other option is a switch (a warning rule only asks
+    whether it is there). Long options are not resolved here (``Args.has`` matches prefixes:
+    the tool's option list is not known). A word bash may still change is a positional.
+    A single-dash word with ``=`` is read Go-flag-style (``-var=x``: ``-var`` with ``x``), as
+    the Go tools of the table read it; its letters are not options."""
     a = Args(tuple(words))
-    ws = a.words
-    i, ended = 0, False
-    while i < len(ws):
-        w = ws[i]
-        t = w.text
-        i += 1
-        if ended:
-            a.positionals.append(w)
-            a.after_ddash.append(w)
+    if not any(w.text[:1] == "-" for w in a.words):  # no option: the common line, read at once
+        a.positionals = list(a.words)
+        return a
+    reading = split(a.words, _syntax(valued), opaque=_opaque)
+    flags, values, value_words = a.flags, a.values, a.value_words
+    seen: Word | None = None
+    for it in reading.items:
+        w = it.word
+        kind = it.kind
+        if kind is Kind.OPAQUE:
+            if w.static:  # `-var=x`
+                name, _eq, val = w.text.partition("=")
+                flags.setdefault(name, w)
+                values.setdefault(name, []).append(val)
+                value_words.setdefault(name, []).append(w)
             continue
-        if not w.static or len(t) < 2 or t[0] != "-":
-            a.positionals.append(w)
+        if kind is Kind.END:
+            flags.setdefault("--", w)
             continue
-        if t == "--":
-            ended = True
-            a.flags.setdefault("--", w)
+        if w is not seen:
+            seen = w
+            flags.setdefault(w.text.partition("=")[0], w)  # a bundle as written too: `-rf`, `-auto-approve`
+        if len(it.spelled) == 2 and not it.spelled[1].isalnum():  # `-` of `-qO-`, `.` …
             continue
-        name, eq, val = t.partition("=")
-        a.flags.setdefault(name, w)
-        if eq:
-            a.values.setdefault(name, []).append(val)
-            a.value_words.setdefault(name, []).append(w)
-        elif name in valued:
-            if i < len(ws):
-                a.values.setdefault(name, []).append(ws[i].text)
-                a.value_words.setdefault(name, []).append(ws[i])
-                i += 1
-        elif not t.startswith("--"):
-            if t[:2] in valued and len(t) > 2:
-                a.flags.setdefault(t[:2], w)
-                a.values.setdefault(t[:2], []).append(t[2:])
-                a.value_words.setdefault(t[:2], []).append(w)
-            else:
-                for c in t[1:]:
-                    if c.isalnum():
-                        a.flags.setdefault("-" + c, w)
+        flags.setdefault(it.spelled, w)
+        for k, v in enumerate(it.values):
+            values.setdefault(it.spelled, []).append(v.text)
+            value_words.setdefault(it.spelled, []).append(w if k == 0 and it.attached else v)
+    ended = len(reading.operands) if reading.ended is None else reading.ended
+    a.positionals = [w for w in reading.operands[:ended] if not w.static or not _opaque(w)]
+    a.positionals += reading.operands[ended:]
+    a.after_ddash = reading.operands[ended:]
     return a
+
+
+_SYNTAXES: dict[frozenset[str], Syntax] = {}
+
+
+def _syntax(valued: frozenset[str]) -> Syntax:
+    got = _SYNTAXES.get(valued)
+    if got is None:
+        opt = Option("value", Arity.REQUIRED)
+        got = Syntax({o[1]: opt for o in valued if len(o) == 2 and o[1] != "-"},
+                     {o: opt for o in valued if o.startswith("--")}, abbrev=False, unknown_flags=True)
+        if len(_SYNTAXES) > 256:
+            _SYNTAXES.clear()
+        _SYNTAXES[valued] = got
+    return got
+
+
+def _opaque(w: Word) -> bool:
+    """A word bash may still change (a positional), or a Go-style ``-name=value``."""
+    t = w.text
+    return not w.static or (t[:1] == "-" and t[1:2] not in ("-", "") and "=" in t)
 
 
 def prog_name(name: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from .._record import record
+from .commands.gitglobal import VALUED as GIT_GLOBAL_VALUED
 
 # --------------------------------------------------------------------------- messages
 
@@ -270,8 +271,7 @@ RULES: tuple[Rule, ...] = (
 # Options that take a separate value, per tool, so that the value is not read as a subcommand
 # (``kubectl -n prod delete pod x``: ``prod`` is not the subcommand).
 VALUED: dict[str, frozenset[str]] = {
-    "git": frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env",
-                      "--super-prefix"}),
+    "git": GIT_GLOBAL_VALUED,  # declared once, as git's global options (commands/gitglobal.py)
     "kubectl": frozenset({"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server",
                           "--kubeconfig", "--token", "--as", "--as-group", "--request-timeout", "-l",
                           "--selector", "-f", "--filename", "-o", "--output", "-c", "--container",

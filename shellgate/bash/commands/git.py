@@ -23,6 +23,7 @@ from pathlib import Path
 from .. import gitconfig, gitkeys
 from ..facts import Effect
 from ..ir import Word
+from .gitglobal import GLOBAL
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args, run_checks
 from .targets import expand_home
 
@@ -417,28 +418,6 @@ _NET_PROGRAM = {
     "ls-remote": ("--up", "-u"), "clone": ("--up", "-u", "--config", "-c", "--template"),
     "push": ("--rec", "--exec"),
 }
-
-GLOBAL = Command(
-    "git", reads=False, permute=False, abbrev=False,
-    safe=[Flag("--no-pager"), Flag("-P"), Flag("--no-optional-locks"), Flag("--literal-pathspecs"),
-          Flag("--glob-pathspecs"), Flag("--noglob-pathspecs"), Flag("--icase-pathspecs"),
-          Flag("--no-replace-objects"), Flag("--no-lazy-fetch"), Flag("--no-advice"), Flag("--version"),
-          Flag("--html-path"), Flag("--man-path"), Flag("--info-path"), Flag("-C", takes=P)],
-    unsafe={
-        Flag("-c", takes=V): "sets configuration for this run (core.pager, diff.external … run programs)",
-        Flag("--config-env", takes=V): "sets configuration from the environment",
-        Flag("--git-dir", takes=P): "uses another repository (its config is not checked)",
-        Flag("--work-tree", takes=P): "uses another work tree",
-        Flag("--namespace", takes=V): "uses a ref namespace",
-        Flag("--exec-path", **O): "changes where git finds its programs",
-        Flag("-p", "--paginate"): "runs a pager",
-        Flag("--bare"): "treats the directory as a bare repository",
-        Flag("-h", "--help"): "opens the manual (runs a pager or a browser)",
-        Flag("--super-prefix", takes=V): "is an internal option",
-        Flag("--list-cmds", takes=V): "is an internal option",
-    },
-)
-
 
 def _dirs(call: Call, parsed: Parsed) -> list[Path] | None:
     if call.cwds is None:

@@ -6,10 +6,12 @@ their abbreviations (``sort --out=x``, ``--compress-prog``) are recognised and r
 precise message; a flag on neither list is refused as unknown. That is the positive-list rule:
 nothing is read-only because a deny-list missed it.
 
-:func:`read_args` reads an argument list the way GNU ``getopt_long`` does: bundled short flags
-(``-abc``), attached values (``-k2``, ``--key=2``), optional values (``-i.bak``), unique
-prefixes of long options (an ambiguous or unknown prefix is refused), ``--`` ending the
-options, and permutation (flags after operands) unless the command stops at its first operand.
+:func:`read_args` reads an argument list through ``getopt.split``, the one reader of option
+syntax (the path roles and the warnings read through it too), the way GNU ``getopt_long``
+does: bundled short flags (``-abc``), attached values (``-k2``, ``--key=2``), optional values
+(``-i.bak``), unique prefixes of long options (an ambiguous or unknown prefix is refused),
+``--`` ending the options, and permutation (flags after operands) unless the command stops at
+its first operand. A table's syntax is ``Command.syntax``, built from its flags once.
 
 An abbreviation is resolved (so an abbreviated unsafe flag is refused with its reason) but never
 accepted, even of a safe flag: the sensitive-path scanner, the destructive warnings and the
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING
 from ..._record import field, record, replace
 from ..facts import Context, Effect, PathOp
 from ..ir import Span, Via, Word
+from .getopt import Arity, Item, Kind, Option, Syntax, split
 
 if TYPE_CHECKING:
     from ..ir import Command as IRCommand
@@ -196,18 +199,13 @@ class Command:
     pattern_from: tuple[str, ...] | None = None
     dashdash: bool = True
     aliases: tuple[str, ...] = ()
-    _short: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
-    _long: dict[str, Flag] = field(init=False, repr=False, default_factory=dict)
+    syntax: Syntax = field(init=False, repr=False, compare=False, default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        for flag in (*self.safe, *self.unsafe):
-            for n in flag.names:
-                if n.startswith("--"):
-                    self._long[n] = flag
-                elif n.startswith("-") and len(n) == 2:
-                    self._short[n[1]] = flag
-                else:
-                    raise ValueError(f"{self.name}: bad flag spelling {n!r}")
+        object.__setattr__(self, "syntax", syntax_of(self.name, (*self.safe, *self.unsafe),
+                                                     dashdash=self.dashdash, permute=self.permute,
+                                                     abbrev=self.abbrev, numeric=self.numeric,
+                                                     attach=self.attach))
 
     @property
     def wild_ok(self) -> bool:
@@ -215,22 +213,32 @@ class Command:
             return self.wild
         return not self.unsafe and self.check is None
 
-    def resolve_long(self, name: str) -> tuple[Flag | None, str]:
-        """``--name`` -> (flag, problem). Exact match first, then a unique prefix (getopt)."""
-        if name in self._long:
-            return self._long[name], ""
-        if not self.abbrev:
-            return None, "unknown"
-        hits = {f for n, f in self._long.items() if n.startswith(name)}
-        if len(hits) == 1:
-            return hits.pop(), ""
-        return None, "ambiguous" if hits else "unknown"
+    def flag_of(self, name: str) -> Flag | None:
+        """The flag spelled ``name`` in full (``-k``, ``--key``), if the table has one."""
+        opt = self.syntax.long.get(name) if name.startswith("--") else self.syntax.short.get(name[1:])
+        return None if opt is None else opt.key  # type: ignore[return-value]
 
 
-def sub_word(word: Word, text: str) -> Word:
-    """A value attached to a flag token (``-k2``'s ``2``): same span and staticness."""
-    return Word(text=text, raw=text, span=word.span, static=word.static, glob=word.glob,
-                quoted=word.quoted)
+def option_of(flag: Flag) -> Option:
+    """A flag's syntax for the reader (``getopt.split``)."""
+    arity = Arity.NONE if not flag.has_value else Arity.OPTIONAL if flag.optional else Arity.REQUIRED
+    return Option(flag, arity, flag.nargs, flag.lastarg)
+
+
+def syntax_of(name: str, flags: Iterable[Flag], **how: bool) -> Syntax:
+    """The reader's syntax for a table's flags; ``how``: ``Syntax``'s switches."""
+    short: dict[str, Option] = {}
+    long: dict[str, Option] = {}
+    for flag in flags:
+        opt = option_of(flag)
+        for n in flag.names:
+            if n.startswith("--"):
+                long[n] = opt
+            elif n.startswith("-") and len(n) == 2:
+                short[n[1]] = opt
+            else:
+                raise ValueError(f"{name}: bad flag spelling {n!r}")
+    return Syntax(short, long, **how)
 
 
 # --- wildness ---------------------------------------------------------------------------------
@@ -340,56 +348,106 @@ def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
 
 def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
               cwds: Sequence[Path] | None = None, line_writes: Sequence[str] | None = ()) -> Parsed:
-    """Read ``args`` against ``cmd``'s tables. Never raises; every problem is a Finding.
-    ``cwds``: where the command may run (globs are expanded there); None when unknown.
-    ``line_writes``: what the line writes (``Call.line_writes``)."""
+    """Read ``args`` against ``cmd``'s tables (through ``getopt.split``). Never raises; every
+    problem is a Finding. ``cwds``: where the command may run (globs are expanded there); None
+    when unknown. ``line_writes``: what the line writes (``Call.line_writes``)."""
     p = Parsed()
     if cmd.free:
         p.operands.extend(args)
         return p
-    i, n = 0, len(args)
-    options_open = True
-    while i < n:
-        w = args[i]
-        i += 1
-        t = w.text
-        if not options_open:
-            p.operands.append(w)
-            continue
-        if is_wild(w):
-            if not cmd.wild_ok:
-                p.findings.append(Finding(
-                    f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
-                    w.span, "readonly.wild"))
-            elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)
-                                           or creates_option_name(line_writes, cwds)):
-                why = ("known only at run time" if not w.static else
-                       "a name starting with '-' matches it" if may_match_option(w, cwds) else
-                       "a command of this line may create a file named like an option there")
-                p.findings.append(Finding(
-                    f"{w.text!r} may expand to an option of {cmd.name} that reads a file ({why})",
-                    w.span, "readonly.wild"))
-            p.operands.append(w)
-            continue
-        if t == "--" and w.static and cmd.dashdash:
-            options_open = False
-            continue
-        if t.startswith("--") and len(t) > 2:
-            i = _long(cmd, p, args, i, w)
-        elif t.startswith("-") and len(t) > 1:
-            if cmd.numeric and t[1:].isdigit():
-                continue
-            i = _short(cmd, p, args, i, w)
-        else:
-            p.operands.append(w)
-            if not cmd.permute:
-                options_open = False
+    reading = split(args, cmd.syntax, opaque=is_wild)
+    for it in reading.items:
+        if it.kind is Kind.OPTION or it.kind is Kind.MISSING or it.kind is Kind.NO_VALUE:
+            _option(cmd, p, it)
+        elif it.kind is Kind.OPAQUE:
+            _wild(cmd, p, it.word, cwds, line_writes)
+        elif it.kind is Kind.UNKNOWN or it.kind is Kind.AMBIGUOUS:
+            _unknown(cmd, p, it)
+    p.operands.extend(reading.operands)
     if wild_tail and not cmd.wild_ok:
         p.findings.append(Finding(
             f"xargs appends its input as arguments to {cmd.name}, which has unsafe options",
             None, "readonly.wild"))
     _operand_count(cmd, p)
     return p
+
+
+def _wild(cmd: Command, p: Parsed, w: Word, cwds: Sequence[Path] | None,
+          line_writes: Sequence[str] | None) -> None:
+    """A word that may expand to any option: refused when the command has an unsafe one, or a
+    read-only one that reads a file and the word may be spelled like it."""
+    if not cmd.wild_ok:
+        p.findings.append(Finding(
+            f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
+            w.span, "readonly.wild"))
+    elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)
+                                   or creates_option_name(line_writes, cwds)):
+        why = ("known only at run time" if not w.static else
+               "a name starting with '-' matches it" if may_match_option(w, cwds) else
+               "a command of this line may create a file named like an option there")
+        p.findings.append(Finding(
+            f"{w.text!r} may expand to an option of {cmd.name} that reads a file ({why})",
+            w.span, "readonly.wild"))
+
+
+def _unknown(cmd: Command, p: Parsed, it: Item) -> None:
+    w, spelled = it.word, it.spelled
+    short = len(spelled) == 2  # `-x`, or the `-` letter of `-a-b`; a long one is longer
+    if "$" in spelled or "`" in spelled:
+        what = "option" if short else "option name"
+        p.findings.append(Finding(f"{what} {w.text!r} of {cmd.name} is not static", w.span, "readonly.wild"))
+        return
+    if short:
+        p.findings.append(Finding(f"{cmd.name}: unknown option {spelled} (not on the read-only list)",
+                                  w.span, "readonly.unknown_flag"))
+        return
+    if not cmd.abbrev:
+        full = sorted(n for n in cmd.syntax.long if n.startswith(spelled))
+        if full:
+            p.findings.append(Finding(
+                f"{cmd.name}: {spelled} abbreviates {' or '.join(full[:3])}; options must be spelled "
+                "in full here", w.span, "readonly.unknown_flag"))
+            return
+    what = "ambiguous abbreviation" if it.kind is Kind.AMBIGUOUS else "unknown option"
+    p.findings.append(Finding(f"{cmd.name}: {what} {spelled} (not on the read-only list)",
+                              w.span, "readonly.unknown_flag"))
+
+
+def _option(cmd: Command, p: Parsed, it: Item) -> None:
+    """Record one option read, with what its spelling and value words cost."""
+    flag: Flag = it.option.key  # type: ignore[union-attr, assignment]
+    w, spelled = it.word, it.spelled
+    if it.abbreviated and cmd.unsafe.get(flag) is None:
+        # getopt would accept it, but the other analyses (sensitive paths, warnings, user rules)
+        # match options by their full names: `grep --dereference-re` must not slip past them.
+        p.findings.append(Finding(f"{cmd.name}: {spelled} abbreviates {flag.long}; spell options in full",
+                                  w.span, "readonly.abbreviation"))
+    values = it.values
+    if it.kind is Kind.NO_VALUE:
+        p.findings.append(Finding(f"{cmd.name} {spelled} does not take a value", w.span, "readonly.flag"))
+        values = ()
+    for k, v in enumerate(values):
+        if k == 0 and it.attached:
+            if may_split(w) and not cmd.wild_ok:
+                p.findings.append(Finding(f"{w.text!r} may split into several words, one of them an "
+                                          "option", w.span, "readonly.wild"))
+        elif may_split(v) and not cmd.wild_ok:
+            p.findings.append(Finding(f"{v.text!r} may split into several words, one of them an "
+                                      "option", v.span, "readonly.wild"))
+        elif v.static and v.text.startswith("--") and len(v.text) > 2:
+            p.findings.append(Finding(f"the value of {cmd.name} {spelled} looks like an option "
+                                      f"({v.text}); attach it with '='", v.span, "readonly.flag"))
+    if it.kind is Kind.MISSING:
+        p.findings.append(Finding(f"{cmd.name} {spelled} is missing its value", w.span, "readonly.flag"))
+    p.opts.append(Opt(flag, spelled, w, values))
+    reason = cmd.unsafe.get(flag)
+    if reason is None:
+        return
+    effect = Effect.WRITE if flag.takes is Takes.WRITE_PATH else Effect.EXEC
+    if isinstance(reason, tuple):
+        reason, effect = reason
+    shown = spelled if spelled in flag.names else f"{spelled} (= {flag.long})"
+    p.findings.append(Finding(f"{cmd.name} {shown} {reason}", w.span, "readonly.flag", effect))
 
 
 def _operand_count(cmd: Command, p: Parsed) -> None:
@@ -404,123 +462,6 @@ def _operand_count(cmd: Command, p: Parsed) -> None:
             p.findings.append(Finding(f"{w.text!r} may expand to several operands; {cmd.name} "
                                       f"{cmd.extra_operand}", w.span, "readonly.operand"))
             return
-
-
-def _values(cmd: Command, p: Parsed, flag: Flag, spelled: str, args: Sequence[Word], i: int,
-            w: Word, first: Word | None) -> tuple[tuple[Word, ...], int]:
-    """Collect a flag's value words: ``first`` (attached) and then separate words."""
-    vals: list[Word] = [first] if first is not None else []
-    if first is not None and may_split(w) and not cmd.wild_ok:
-        p.findings.append(Finding(f"{w.text!r} may split into several words, one of them an option",
-                                  w.span, "readonly.wild"))
-    while len(vals) < flag.nargs:
-        if i >= len(args):
-            if not flag.lastarg:
-                p.findings.append(Finding(f"{cmd.name} {spelled} is missing its value", w.span,
-                                          "readonly.flag"))
-            break
-        v = args[i]
-        i += 1
-        vals.append(v)
-        if may_split(v) and not cmd.wild_ok:
-            p.findings.append(Finding(f"{v.text!r} may split into several words, one of them an "
-                                      "option", v.span, "readonly.wild"))
-        elif v.static and v.text.startswith("--") and len(v.text) > 2:
-            p.findings.append(Finding(f"the value of {cmd.name} {spelled} looks like an option "
-                                      f"({v.text}); attach it with '='", v.span, "readonly.flag"))
-    return tuple(vals), i
-
-
-def _record(cmd: Command, p: Parsed, flag: Flag, spelled: str, w: Word,
-            values: tuple[Word, ...]) -> None:
-    p.opts.append(Opt(flag, spelled, w, values))
-    reason = cmd.unsafe.get(flag)
-    if reason is None:
-        return
-    effect = Effect.WRITE if flag.takes is Takes.WRITE_PATH else Effect.EXEC
-    if isinstance(reason, tuple):
-        reason, effect = reason
-    shown = spelled if spelled in flag.names else f"{spelled} (= {flag.long})"
-    p.findings.append(Finding(f"{cmd.name} {shown} {reason}", w.span, "readonly.flag", effect))
-
-
-def _take(cmd: Command, p: Parsed, flag: Flag, spelled: str, args: Sequence[Word], i: int, w: Word,
-          attached: str | None) -> int:
-    """Read and record the value(s) of ``flag`` spelled in ``w``: the text ``attached`` to the
-    option (``--k=v``, ``-kv``; ``""`` for ``--k=``), else the next argument(s) unless the value
-    is optional. Returns the index of the next argument."""
-    if attached is not None:
-        values, i = _values(cmd, p, flag, spelled, args, i, w, sub_word(w, attached))
-    elif flag.optional:
-        values = ()
-    else:
-        values, i = _values(cmd, p, flag, spelled, args, i, w, None)
-    _record(cmd, p, flag, spelled, w, values)
-    return i
-
-
-def _long(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int:
-    body, eq, attached = w.text[2:].partition("=")
-    if "$" in body or "`" in body:
-        p.findings.append(Finding(f"option name {w.text!r} of {cmd.name} is not static", w.span,
-                                  "readonly.wild"))
-        return i
-    flag, problem = cmd.resolve_long("--" + body)
-    if flag is None and not cmd.abbrev:
-        full = sorted(n for n in cmd._long if n.startswith("--" + body))
-        if full:
-            p.findings.append(Finding(
-                f"{cmd.name}: --{body} abbreviates {' or '.join(full[:3])}; options must be spelled "
-                "in full here", w.span, "readonly.unknown_flag"))
-            return i
-    if flag is None:
-        what = "ambiguous abbreviation" if problem == "ambiguous" else "unknown option"
-        p.findings.append(Finding(f"{cmd.name}: {what} --{body} (not on the read-only list)",
-                                  w.span, "readonly.unknown_flag"))
-        return i
-    spelled = "--" + body
-    if spelled not in flag.names and cmd.unsafe.get(flag) is None:
-        # getopt would accept it, but the other analyses (sensitive paths, warnings, user rules)
-        # match options by their full names: `grep --dereference-re` must not slip past them.
-        p.findings.append(Finding(f"{cmd.name}: {spelled} abbreviates {flag.long}; spell options in full",
-                                  w.span, "readonly.abbreviation"))
-    if not flag.has_value:
-        if eq:
-            p.findings.append(Finding(f"{cmd.name} {spelled} does not take a value", w.span,
-                                      "readonly.flag"))
-        _record(cmd, p, flag, spelled, w, ())
-        return i
-    return _take(cmd, p, flag, spelled, args, i, w, attached if eq else None)
-
-
-def _short(cmd: Command, p: Parsed, args: Sequence[Word], i: int, w: Word) -> int:
-    t = w.text
-    j = 1
-    pending: list[tuple[Flag, str]] = []
-    while j < len(t):
-        ch = t[j]
-        j += 1
-        if ch in "$`":
-            p.findings.append(Finding(f"option {t!r} of {cmd.name} is not static", w.span,
-                                      "readonly.wild"))
-            return i
-        flag = cmd._short.get(ch)
-        if flag is None:
-            p.findings.append(Finding(f"{cmd.name}: unknown option -{ch} (not on the read-only list)",
-                                      w.span, "readonly.unknown_flag"))
-            return i
-        spelled = "-" + ch
-        if not flag.has_value:
-            _record(cmd, p, flag, spelled, w, ())
-            continue
-        if not cmd.attach:
-            pending.append((flag, spelled))
-            continue
-        return _take(cmd, p, flag, spelled, args, i, w, t[j:] or None)
-    for flag, spelled in pending:
-        values, i = _values(cmd, p, flag, spelled, args, i, w, None)
-        _record(cmd, p, flag, spelled, w, values)
-    return i
 
 
 def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> list[Finding]:
