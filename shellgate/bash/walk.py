@@ -245,6 +245,9 @@ class Walker:
         built = [self.redirect(r, off) for r in rnodes]
         redirects = tuple(r for r, _, _ in built)
         last = len(self.commands)
+        if last == first:  # nothing inside runs (`case x in esac > f`): bash still opens f
+            self.commands.append(Command(words=(), span=(redirects[0].span[0], redirects[-1].span[1]),
+                                         via=via, redirects=redirects, parent=parent))
         for k in range(first, last):
             c = self.commands[k]
             self.commands[k] = replace(c, redirects=c.redirects + redirects)

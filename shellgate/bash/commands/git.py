@@ -389,13 +389,28 @@ CHERRY = _cmd("cherry", [Flag("-v"), Flag("--abbrev", **O)], max_operands=3)
 # range-diff runs git log for each range: the log and diff tables, the same refusals.
 RANGE_DIFF = _cmd("range-diff", [*_LOGLIKE, Flag("--creation-factor", takes=V),
                                  Flag("--no-dual-color")], _LOG_UNSAFE)
-BISECT = _sub_dispatch({"log": Command(reads=False, name="git bisect log", max_operands=0)},
-                       None, "bisect")
-_NOTES_REF = [Flag("--ref", takes=V)]
-NOTES = _sub_dispatch({
-    "list": Command(reads=False, name="git notes list", abbrev=False, max_operands=1, safe=_NOTES_REF),
-    "show": Command(reads=False, name="git notes show", abbrev=False, max_operands=1, safe=_NOTES_REF),
+_NOTES_FORMS = _sub_dispatch({
+    "list": Command(reads=False, name="git notes list", abbrev=False, max_operands=1),
+    "show": Command(reads=False, name="git notes show", abbrev=False, max_operands=1),
 }, "list", "notes")
+
+
+def NOTES(call: Call, args: tuple[Word, ...]) -> list[Finding]:  # noqa: N802 - a table entry
+    """``git notes [--ref=REF] [list|show] …``: ``--ref`` comes before the subcommand and takes a
+    value (``--ref -- edit`` is ref ``--`` and the editor); the next word is the subcommand."""
+    rest = list(args)
+    while rest and rest[0].static and (rest[0].text == "--ref" or rest[0].text.startswith("--ref=")):
+        if rest[0].text == "--ref":
+            if len(rest) < 2 or not rest[1].static or rest[1].text.startswith("-"):
+                return [Finding("git notes --ref without a plain ref name", rest[0].span,
+                                "readonly.operand")]
+            rest = rest[2:]
+        else:
+            rest = rest[1:]
+    if rest and rest[0].text.startswith("-"):
+        return [Finding(f"git notes {rest[0].text}: option not on the read-only list", rest[0].span,
+                        "readonly.unknown_flag")]
+    return _NOTES_FORMS(call, tuple(rest))
 
 READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]]] = {
     "status": STATUS, "log": LOG, "show": SHOW, "whatchanged": WHATCHANGED, "rev-list": REV_LIST,
@@ -407,7 +422,7 @@ READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]
     "version": VERSION, "var": VAR, "branch": BRANCH, "tag": TAG, "config": CONFIG, "stash": STASH,
     "remote": REMOTE, "reflog": REFLOG, "worktree": WORKTREE, "symbolic-ref": SYMBOLIC_REF,
     "clean": CLEAN, "show-branch": SHOW_BRANCH, "cherry": CHERRY, "range-diff": RANGE_DIFF,
-    "bisect": BISECT, "notes": NOTES,
+    "notes": NOTES,
 }
 _ALIASES = frozenset(READ_FORMS)
 NETWORK_FORMS = gitkeys.NETWORK_SUBCOMMANDS
