@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from .._lazyre import lazy_compile
 from . import warnings_table as T
 from .facts import Reason
-from .ir import Command, CommandKind, Redirect, Script, Span, Via, Word
+from .ir import Command, CommandKind, Redirect, Script, Span, Via, Word, own_args
 from .sqlwarn import sql_messages
 from .warnargs import Args, parse_args, prog_name, resolve, rule_matches
 from .warntargets import is_disk, is_temp, setuid, special, world_writable
@@ -65,11 +65,7 @@ class _Warner:
         starts = [self.cmds[k].span[0] for k in self.children[i]
                   if self.cmds[k].via and self.cmds[k].via[-1] in (Via.WRAPPER, Via.SHELL_C, Via.XARGS,
                                                                     Via.FIND_EXEC)]
-        args = cmd.words[1:]
-        if not starts:
-            return args
-        limit = min(starts)
-        return tuple(w for w in args if w.span[1] <= limit)
+        return own_args(cmd, min(starts) if starts else None)
 
     def has_child(self, i: int, via: Via) -> bool:
         return any(self.cmds[k].via and self.cmds[k].via[-1] is via for k in self.children.get(i, ()))

@@ -136,6 +136,18 @@ class Command:
         return tuple(w.text for w in self.words)
 
 
+def own_args(cmd: Command, inner_start: int | None) -> tuple[Word, ...]:
+    """The arguments of ``cmd`` that are its own: those before the first word of a command it
+    runs (``find … -exec cat {} +``, ``sudo rm …``) that starts at source offset
+    ``inner_start``. When the spans cannot tell — a nested script whose quoting the source does
+    not show one to one (``eval 'echo '\\''x'\\''; find ~/.ssh -exec cat {} +'``) has every span
+    on its whole word — all of them count: a reader of paths or a warning must see them all."""
+    args = cmd.words[1:]
+    if inner_start is None or not cmd.words or inner_start <= cmd.words[0].span[1]:
+        return args
+    return tuple(w for w in args if w.span[1] <= inner_start)
+
+
 @record
 class ParseFailure:
     """Why the front-end refused a command. Never raised: returned in :attr:`Script.error`."""

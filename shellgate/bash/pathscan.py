@@ -23,7 +23,7 @@ from .commands.getopt import Arity, Kind, Option, Syntax, split, sub_word
 from .commands.gitglobal import split_globals
 from .envsecrets import env_hits
 from .facts import Context, PathClass, PathOp, SensitiveHit
-from .ir import Command, CommandKind, Script, Span, Via, Word
+from .ir import Command, CommandKind, Script, Span, Via, Word, own_args
 from .pathimplicit import implicit_hits
 from .pathroles import (
     COMMANDS,
@@ -139,14 +139,6 @@ def _redirect_hits(cmd: Command, ctx: Context, dot_rule: bool) -> list[Sensitive
     return out
 
 
-def _own_words(cmd: Command, limit: int | None) -> tuple[Word, ...]:
-    """The command's arguments that are its own (not those of an unwrapped inner command)."""
-    args = cmd.words[1:]
-    if limit is None:
-        return args
-    return tuple(w for w in args if w.span[1] <= limit)
-
-
 _UNSURE_TREE = CmdPaths(Role.UNSURE, tree=True)  # a command not in the table
 
 
@@ -157,7 +149,7 @@ def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
     if cmd.kind is not CommandKind.SIMPLE or not cmd.words:
         return []
     name = cmd.name
-    words = _own_words(cmd, limit)
+    words = own_args(cmd, limit)
     if name is None:  # `$EDITOR ~/.bashrc`: unknown program, unsure access
         return [h for w in words for h in _word_hits(w, Role.UNSURE, ctx, dot_rule, tree=True, split=True)]
     base = name.rsplit("/", 1)[-1]
