@@ -410,12 +410,14 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     if spec.second_writes and len(ops) >= 2:
         out.extend(_word_hits(ops[1], Role.WRITE, ctx, dot_rule))
         ops = [ops[0], *ops[2:]]
-    if not ops and ((spec.default_dot and tree) or listed is not None):
-        span = listed or (words[-1].span if words else (0, 0))
-        ops = [Word(r, r, span) for r in (below if listed is not None and below else ["."])]
-        tree, walk = True, walk or listed is not None
+    if not ops and spec.default_dot and tree and listed is None:
+        ops = [Word(".", ".", words[-1].span if words else (0, 0))]
     for w in ops:
         out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split, walk=walk))
+    if listed is not None:   # the names xargs appends, besides the operands given
+        for r in below or ["."]:
+            out.extend(_word_hits(Word(r, r, listed), role, ctx, dot_rule, tree=True, split=split,
+                                  walk=True))
     return out + extra
 
 

@@ -29,7 +29,8 @@ import re
 from pathlib import Path
 
 from .._lazyre import lazy_compile
-from .facts import Context
+from .._record import replace
+from .facts import Context, PathOp
 from .ir import Script, Via, Word
 
 BUDGET = 10_000
@@ -85,17 +86,19 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
     starts = _roots(script, index)
     if starts is None:
         return False
-    from .paths import leaks_below
+    from .paths import check_path, leaks_below
 
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
             if not os.path.lexists(root) or os.path.islink(root) or not _plain_below(root):
                 return False   # (a linked start point: find names the link, R reads its target)
-            if os.path.isdir(root) and not os.path.islink(root):
+            if os.path.isdir(root):
                 found, complete = leaks_below(root, str(ctx.home))
                 if found or not complete:
                     return False
+            elif check_path(root, PathOp.READ, replace(ctx, cwd=c)) is not None:
+                return False   # a start point that is a file is itself a name xargs passes on
     return True
 
 
