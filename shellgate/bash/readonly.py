@@ -273,7 +273,8 @@ def check_command(call: Call) -> list[Finding]:
     if cmd.assignments:
         out.extend(_assignments(cmd))
     out.extend(_expansions(cmd))
-    out.extend(Finding(why, (w or cmd).span, "readonly.dialect") for why, w in zsh.problems(cmd))
+    out.extend(Finding(why, (w or cmd).span, "readonly.dialect")
+               for why, w in zsh.problems(cmd, call.script.source))
     if cmd.redirects:
         out.extend(_redirects(cmd, call))
     if cmd.kind is CommandKind.TEST:

@@ -17,7 +17,8 @@ Modelled differences (zsh 5.9 defaults, plus ``extendedglob`` for ``^``):
 * modifiers ``$x:h``, ``$x:t``, ``$x:s/a/b/`` … change the path a word names; bash appends the
   text (``$HOME:h/.ssh/id_rsa`` reads a secret under zsh only);
 * ``^`` at the start of a word negates a pattern under ``extendedglob``;
-* a command of redirections only, ``<file``, runs ``$READNULLCMD`` (a pager) in zsh.
+* a command of redirections only, ``<file``, runs ``$READNULLCMD`` (a pager) in zsh;
+* ``2>&-#x``: bash closes fd 2 and reads ``#x`` as a comment, zsh writes a file ``-#x``.
 
 Not refused: ``#`` inside a word (an ``extendedglob`` repetition that can only match files; common
 in URLs), zsh's different word splitting of ``$x`` (a dynamic word is handled as such already).
@@ -39,9 +40,14 @@ _PIECE_DQ = lazy_compile(r"""\\[\s\S]|"|[^\\"]+|[\s\S]""")  # inside double quot
 QUOTED = "\0"  # stands for a quoted character in the masked texts
 
 
-def problems(cmd: Command) -> list[tuple[str, Word | None]]:
-    """Why zsh may run ``cmd`` differently from bash: (reason, the word) pairs."""
+def problems(cmd: Command, source: str = "") -> list[tuple[str, Word | None]]:
+    """Why zsh may run ``cmd`` differently from bash: (reason, the word) pairs. ``source``: the
+    text the command's spans index (for what bash reads as a comment after a redirection)."""
     out: list[tuple[str, Word | None]] = []
+    for r in cmd.redirects:   # `2>&-#x`: bash closes fd 2, `#x` a comment; zsh writes `-#x`
+        if r.op in (">&", "<&") and source[r.span[1]:r.span[1] + 1] == "#":
+            out.append(("'#' right after a redirection: a comment to bash, part of the file name to "
+                        "zsh", r.target))
     words = [*cmd.words, *(a.value for a in cmd.assignments),
              *(r.target for r in cmd.redirects if r.target is not None and r.op not in ("<<", "<<-"))]
     for w in words:

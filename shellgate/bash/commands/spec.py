@@ -462,6 +462,13 @@ def _operand_count(cmd: Command, p: Parsed) -> None:
             p.findings.append(Finding(f"{w.text!r} may expand to several operands; {cmd.name} "
                                       f"{cmd.extra_operand}", w.span, "readonly.operand"))
             return
+    for o in p.opts:  # `uniq -f * in`: the first name is the value, the others operands
+        for v in o.values:
+            if may_split(v):
+                p.findings.append(Finding(
+                    f"{v.text!r}, the value of {o.spelled}, may expand to several words, the rest "
+                    f"of them operands; {cmd.name} {cmd.extra_operand}", v.span, "readonly.operand"))
+                return
 
 
 def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> list[Finding]:

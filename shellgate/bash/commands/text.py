@@ -181,12 +181,13 @@ def _xxd(p: Parsed, call: Call) -> Iterable[Finding]:
     args = call.command.args
     operands = []
     i, ended = 0, False
+    if wild := next((w for w in args if is_wild(w) or may_split(w)), None):
+        # an option's value too: `-seek src/*` is a seek value, an input and an output file
+        return [Finding(f"xxd argument {wild.text!r} may expand to several words (a second one is "
+                        "an output file)", wild.span, "readonly.wild")]
     while i < len(args):
         w = args[i]
         i += 1
-        if is_wild(w) or may_split(w):
-            return [Finding(f"xxd argument {w.text!r} may expand to several words (a second one is "
-                            "an output file)", w.span, "readonly.wild")]
         # options come before the input file: after it, `-l` is the name of the output file
         if not operands and not ended and w.static and w.text == "--":
             ended = True
