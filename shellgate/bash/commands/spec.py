@@ -451,6 +451,15 @@ def _option(cmd: Command, p: Parsed, it: Item) -> None:
 
 
 def _operand_count(cmd: Command, p: Parsed) -> None:
+    for o in p.opts:  # `grep -v -e ~/.ssh/* x`: the first name is the value, the others operands
+        for v in o.values:
+            # (an attached value, `--include=*.py`, only matches names spelled like the option)
+            attached = o.word.span[0] <= v.span[0] and v.span[1] <= o.word.span[1]
+            if may_split(v) and not attached:
+                p.findings.append(Finding(
+                    f"{v.text!r}, the value of {o.spelled}, may expand to several words, the rest "
+                    f"of them operands nobody has seen", v.span, "readonly.operand"))
+                return
     if cmd.max_operands is None:
         return
     if len(p.operands) > cmd.max_operands:
@@ -462,13 +471,6 @@ def _operand_count(cmd: Command, p: Parsed) -> None:
             p.findings.append(Finding(f"{w.text!r} may expand to several operands; {cmd.name} "
                                       f"{cmd.extra_operand}", w.span, "readonly.operand"))
             return
-    for o in p.opts:  # `uniq -f * in`: the first name is the value, the others operands
-        for v in o.values:
-            if may_split(v):
-                p.findings.append(Finding(
-                    f"{v.text!r}, the value of {o.spelled}, may expand to several words, the rest "
-                    f"of them operands; {cmd.name} {cmd.extra_operand}", v.span, "readonly.operand"))
-                return
 
 
 def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> list[Finding]:
