@@ -247,18 +247,10 @@ def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool,
                 continue
             if fd not in open_fds:
                 continue
-            try:
-                data = os.read(fd, 65536)
-            except BlockingIOError:
+            n = _read_once(fd, poller, bufs, open_fds)
+            if not n:
                 continue
-            except OSError:
-                data = b""
-            if not data:
-                poller.unregister(fd)
-                open_fds.discard(fd)
-                continue
-            bufs[fd].feed(data)
-            total += len(data)
+            total += n
             if total > lim.output_hard and not over:
                 over = True
                 kill()
@@ -271,17 +263,25 @@ def _read_ready(poller: select.poll, bufs: dict[int, HeadTail], open_fds: set[in
     exited: what it wrote is there; what comes later is the background jobs')."""
     for fd in list(open_fds):
         for _ in range(16):  # a pipe's worth and more; a job writing on and on does not hold us
-            try:
-                data = os.read(fd, 65536)
-            except BlockingIOError:
+            if not _read_once(fd, poller, bufs, open_fds):
                 break
-            except OSError:
-                data = b""
-            if not data:
-                poller.unregister(fd)
-                open_fds.discard(fd)
-                break
-            bufs[fd].feed(data)
+
+
+def _read_once(fd: int, poller: select.poll, bufs: dict[int, HeadTail], open_fds: set[int]) -> int | None:
+    """One read of ``fd`` into its buffer: the bytes read; 0 at end of file (the fd is then
+    dropped from the poll); None when nothing is there yet."""
+    try:
+        data = os.read(fd, 65536)
+    except BlockingIOError:
+        return None
+    except OSError:
+        data = b""
+    if not data:
+        poller.unregister(fd)
+        open_fds.discard(fd)
+        return 0
+    bufs[fd].feed(data)
+    return len(data)
 
 
 _READABLE = select.POLLIN | select.POLLPRI
