@@ -453,8 +453,9 @@ def _option(cmd: Command, p: Parsed, it: Item) -> None:
 def _operand_count(cmd: Command, p: Parsed) -> None:
     for o in p.opts:  # `grep -v -e ~/.ssh/* x`: the first name is the value, the others operands
         for v in o.values:
-            # (an attached value, `--include=*.py`, only matches names spelled like the option)
-            attached = o.word.span[0] <= v.span[0] and v.span[1] <= o.word.span[1]
+            # (an attached value, `--include=*.py`, only matches names spelled like the option;
+            # told by its text, not its span: in a nested script every span is the whole word)
+            attached = v is not o.word and len(o.word.text) > len(v.text) and o.word.text.endswith(v.text)
             if may_split(v) and not attached:
                 p.findings.append(Finding(
                     f"{v.text!r}, the value of {o.spelled}, may expand to several words, the rest "
