@@ -72,6 +72,8 @@ def _roots(script: Script, index: int) -> list[str] | None:
     if not cmd.via or cmd.via[-1] is not Via.XARGS or cmd.parent is None or not cmd.words:
         return None
     xargs = script.commands[cmd.parent]
+    if not xargs.words or cmd.words[0].span[0] <= xargs.words[0].span[1]:
+        return None   # spans that cannot tell where the inner command starts (a nested script)
     null: set[bool] = set()
     if xargs.name != "xargs" or not _xargs_ok(xargs.words[1:], cmd.words[0], null):
         return None
