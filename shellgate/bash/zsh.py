@@ -34,6 +34,7 @@ _EQUALS = lazy_compile(r"=[A-Za-z0-9_./+-]")
 _FLAG_PARAM = lazy_compile(r"\$[~=^]")
 _MODIFIER = lazy_compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-]):[aAceghlpPqQrstux&]")
 _OPERATORS = frozenset({"=", "==", "=~", "!="})
+_DUP_HASH = lazy_compile(r"[<>]&[-0-9]*#")
 _ANY = lazy_compile(r"[*?+@!]\(|^[=^]|\$[~=^]|\$[\w#?$!*@-]+:")  # maybe one of the above, quoted or not
 _PIECE = lazy_compile(r"""\\[\s\S]|"|\$'(?:[^'\\]|\\[\s\S])*'?|'[^']*'?|[^\\"'$]+|[\s\S]""")
 _PIECE_DQ = lazy_compile(r"""\\[\s\S]|"|[^\\"]+|[\s\S]""")  # inside double quotes
@@ -45,7 +46,8 @@ def problems(cmd: Command, source: str = "") -> list[tuple[str, Word | None]]:
     text the command's spans index (for what bash reads as a comment after a redirection)."""
     out: list[tuple[str, Word | None]] = []
     for r in cmd.redirects:   # `2>&-#x`: bash closes fd 2, `#x` a comment; zsh writes `-#x`
-        if r.op in (">&", "<&") and source[r.span[1]:r.span[1] + 1] == "#":
+        # (the span's text and the next character: in a nested script the span is the whole word)
+        if r.op in (">&", "<&") and _DUP_HASH.search(source, r.span[0], r.span[1] + 1):
             out.append(("'#' right after a redirection: a comment to bash, part of the file name to "
                         "zsh", r.target))
     words = [*cmd.words, *(a.value for a in cmd.assignments),
