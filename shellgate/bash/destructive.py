@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from .._lazyre import lazy_compile
 from . import warnings_table as T
 from .facts import Reason
-from .ir import Command, CommandKind, Redirect, Script, Span, Via, Word, own_args
+from .ir import Command, CommandKind, Redirect, Script, Span, Via, Word, own_args, words_after
 from .sqlwarn import sql_messages
 from .warnargs import Args, parse_args, prog_name, resolve, rule_matches
 from .warntargets import is_disk, is_temp, setuid, special, world_writable
@@ -320,7 +320,7 @@ class _Warner:
         if sub in ("checkout", "restore") and (a.has("-h") or a.has("--help")):
             return   # the manual, nothing else
         if sub == "checkout":
-            own = parse_args([w for w in words if w.span[0] > pos[0].span[0]], _CHECKOUT_VALUED)
+            own = parse_args(words_after(words, pos[0]), _CHECKOUT_VALUED)
             creating = own.has("-b") or own.has("-B") or own.has("--orphan")
             forced = any(own.has(f) for f in ("-f", "--force", "--ours", "--theirs", "--pathspec-from-file"))
             rest = own.positionals
@@ -398,7 +398,7 @@ class _Warner:
             a = parse_args(words, T.SSH_VALUED)
             if a.positionals:
                 host = a.positionals[0]
-                remote = [w for w in words if w.span[0] > host.span[0]]
+                remote = words_after(words, host)
                 if remote:
                     self.nested(" ".join(w.text for w in remote), (remote[0].span[0], remote[-1].span[1]))
                     return
@@ -417,7 +417,7 @@ class _Warner:
             else:
                 a = parse_args(words, frozenset({"-c", "--command"} if base == "su" else {"-c"}))
                 cw = a.word("-c", "--command")
-                code = [w for w in words if cw is not None and w.span[0] > cw.span[0]][:1]
+                code = list(words_after(words, cw)[:1]) if cw is not None else []
                 if cw is None:
                     if base in T.SHELLS and _reads_stdin(base, a):
                         for r in self.stdin_redirects(cmd, i):
@@ -435,7 +435,7 @@ class _Warner:
         k = next((n for n, w in enumerate(words) if w.text in (":::", "::::", ":::+", "::::+")), len(words))
         a = parse_args(words[:k], T.VALUED.get("parallel", frozenset()))
         if a.positionals:   # parallel's options end at the command: all from there is the template
-            first = next(n for n, w in enumerate(words) if w.span == a.positionals[0].span)
+            first = next(n for n, w in enumerate(words) if w is a.positionals[0])
             template = words[first:k]
             args = [w.text for w in words[k + 1:] if not w.text.startswith(":::")]
             # as it runs: the template, with the arguments where they go (here: after it)

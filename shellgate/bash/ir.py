@@ -11,6 +11,7 @@ can underline the token that caused it. The IR is analysis-only: nothing here is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
 from .._record import field, record
@@ -134,6 +135,17 @@ class Command:
     @property
     def argv(self) -> tuple[str, ...]:
         return tuple(w.text for w in self.words)
+
+
+def words_after(words: Sequence[Word], w: Word) -> tuple[Word, ...]:
+    """The words after ``w`` in ``words``, found by identity: in a nested script whose quoting
+    the source does not show one to one every span is the whole word, so ``span > w.span``
+    would find none (``eval '…; ssh host rm -rf /'`` lost its remote command). A word the
+    option reader cut out of a longer one (``-cCMD``) is found by its span, as before."""
+    for k, x in enumerate(words):
+        if x is w:
+            return tuple(words[k + 1:])
+    return tuple(x for x in words if x.span[0] > w.span[0])
 
 
 def own_args(cmd: Command, inner_start: int | None) -> tuple[Word, ...]:
