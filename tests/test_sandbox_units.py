@@ -331,3 +331,71 @@ def test_pool_lends_one_at_a_time_reuses_and_evicts() -> None:
     assert all(s.closed for s in (a, b, c)) and not busy.closed
     pool.release(busy)
     assert busy.closed and len(pool) == 0
+
+
+# -- masks a non-root user does not need -------------------------------------------------------
+
+# (name, owner, mode, dir?): which masks a sandbox running as uid 65534 still mounts, and what
+# it reads through the resulting line. Someone else's file it cannot read needs no mask; its
+# own (it could chmod it) and a readable one do; a directory it may search keeps its mask.
+_CLOSED_CASES = [
+    ("root600", 0, 0o600, False, False),
+    ("root644", 0, 0o644, False, True),
+    ("own000", 65534, 0o000, False, True),
+    ("rootdir700", 0, 0o700, True, False),
+    ("rootdir711", 0, 0o711, True, True),
+]
+
+_AS_NOBODY = r"""
+import json, subprocess, sys
+from pathlib import Path
+from shellgate.sandbox import Policy
+from shellgate.sandbox.bwrap import build_argv
+base = Path(sys.argv[1])
+names = json.loads(sys.argv[2])
+pol = Policy(base / "ws", masked=tuple(base / n for n in names))
+argv = build_argv("bwrap", pol, cwd=base / "ws", tmpdir=None, seccomp_fd=None,
+                  program=["sh", "-c", 'for n; do cat "$0/$n" "$0/$n/x" 2>/dev/null; done', str(base), *names])
+masked = [n for n in names if str(base / n) in argv]
+out = subprocess.run(argv, capture_output=True, text=True).stdout
+print(json.dumps({"masked": masked, "out": out}))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make files owned by another user")
+def test_masks_skip_what_the_user_cannot_open(tmp_path: Path) -> None:
+    import json
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    setpriv, bwrap = shutil.which("setpriv"), shutil.which("bwrap")
+    if not (setpriv and bwrap):
+        pytest.skip("setpriv or bwrap is missing")
+    base = Path(tempfile.mkdtemp(dir="/var/tmp"))   # searchable by uid 65534, not under /tmp
+    try:
+        os.chmod(base, 0o755)
+        (base / "ws").mkdir()
+        os.chown(base / "ws", 65534, 65534)
+        for name, owner, mode, is_dir, _ in _CLOSED_CASES:
+            p = base / name
+            if is_dir:
+                p.mkdir()
+                (p / "x").write_text(f"CANARY-{name}\n")
+                os.chmod(p / "x", 0o644)
+            else:
+                p.write_text(f"CANARY-{name}\n")
+            os.chown(p, owner, owner)
+            os.chmod(p, mode)
+        names = [c[0] for c in _CLOSED_CASES]
+        run = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                              sys.executable, "-c", _AS_NOBODY, str(base), json.dumps(names)],
+                             capture_output=True, text=True, cwd=base,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+        assert run.returncode == 0, run.stderr
+        got = json.loads(run.stdout)
+        assert got["masked"] == [c[0] for c in _CLOSED_CASES if c[4]], got
+        assert "CANARY" not in got["out"], got["out"]
+    finally:
+        shutil.rmtree(base)

@@ -91,6 +91,8 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
         target = disk.realpath(p) if disk.islink(p) else p
         if not disk.exists(target) or not seen(target) or within_any(target, hidden):
             continue  # (inside a hidden directory it is gone already, and cannot be bound)
+        if disk.closed(target):
+            continue  # this user cannot open it inside either
         if disk.isdir(target):
             argv += ["--tmpfs", target, "--remount-ro", target]
             hidden.append(target)

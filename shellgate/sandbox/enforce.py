@@ -367,7 +367,7 @@ def _line_key(workspace: str | Path, cwd: str | Path, write: bool, network: bool
             code.append([rel])
     odd = sorted(filter(_unsettable, os.environ))
     return [code, str(workspace), str(cwd), os.getcwd(), write, network, os.getuid(),
-            os.geteuid(), sys.executable, [os.environ.get(k) for k in _ENV], odd,
+            os.geteuid(), sorted(os.getgroups()), sys.executable, [os.environ.get(k) for k in _ENV], odd,
             [str(tier.tier), tier.bwrap, tier.bash, list(tier.filters)]]
 
 
