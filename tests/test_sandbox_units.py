@@ -355,7 +355,8 @@ base = Path(sys.argv[1])
 names = json.loads(sys.argv[2])
 pol = Policy(base / "ws", masked=tuple(base / n for n in names))
 argv = build_argv("bwrap", pol, cwd=base / "ws", tmpdir=None, seccomp_fd=None,
-                  program=["sh", "-c", 'for n; do cat "$0/$n" "$0/$n/x" 2>/dev/null; done', str(base), *names])
+                  program=["sh", "-c", 'for n; do cat "$0/$n" "$0/$n/x" 2>/dev/null; done',
+                           str(base), *names])
 masked = [n for n in names if str(base / n) in argv]
 out = subprocess.run(argv, capture_output=True, text=True).stdout
 print(json.dumps({"masked": masked, "out": out}))
