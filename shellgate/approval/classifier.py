@@ -160,16 +160,19 @@ def search_scope(root: str, globs: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def classify(req: Request, *, workspace: str, cwd: str, home: str,
-             scratch: tuple[str, ...] = (), loopback: bool = False) -> Classified:
+             scratch: tuple[str, ...] = (), loopback: bool = False,
+             watched: tuple[str, ...] = ()) -> Classified:
     """Default classification of ``req``, then the tool's own hints (``req.metadata``) on top.
     ``scratch``: the caller's sandbox's private scratch directories (see ``Context.scratch``);
-    ``loopback``: its commands have a loopback of their own (see ``Context.loopback``)."""
+    ``loopback``: its commands have a loopback of their own (see ``Context.loopback``);
+    ``watched``: the policy's read rules, for a command's reads (see ``Context.watched``)."""
     name = tool_name(req.tool_name)
     args = req.args if hasattr(req.args, "get") else {}
     if name in BASH_TOOLS:
         command = args.get("command")
         got = classify_bash(command if isinstance(command, str) else "", Context.here(
-            cwd=cwd, workspace=workspace, home=home, scratch=scratch, loopback=loopback))
+            cwd=cwd, workspace=workspace, home=home, scratch=scratch, loopback=loopback,
+            watched=watched))
     else:
         got = Classified(_classify_tool(name, args, cwd, home))
     hints = req.metadata
@@ -375,8 +378,10 @@ def classify_bash(command: str, ctx: Context) -> Classified:
         paths = _write_targets(script) if script.ok else []
     sensitive = analysis.sensitive
     if sensitive:
-        paths += [PathAccess(h.path, h.op) for h in sensitive
-                  if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
+        # a directory read whole (`grep -r x ~`) reads what is below it: a search of it
+        paths += [PathAccess(h.path, h.op, below="**" if h.op is PathOp.READ
+                             and h.path.startswith("/") and os.path.isdir(h.path) else None)
+                  for h in sensitive if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
     reasons = tuple([r.message for r in analysis.reasons])
     if script.error is not None and not reasons:
         reasons = (f"cannot parse: {script.error.reason}",)

@@ -178,7 +178,8 @@ class Engine:
     def classify(self, req: Request, ctx: Any = None) -> Classified:
         workspace, cwd = (req.workspace, req.cwd) if req.workspace else self.where(ctx)
         return classify(req, workspace=workspace, cwd=cwd or workspace, home=self.home,
-                        scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback)
+                        scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback,
+                        watched=self.rules.watched(cwd or workspace))
 
     def _classify_request(self, req: Request) -> Metadata:
         return self.classify(req).metadata
@@ -204,7 +205,8 @@ class Engine:
                 if too_big is None:
                     in_time, got = bounded(lambda: classify(
                         request, workspace=workspace, cwd=cwd, home=self.home,
-                        scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback),
+                        scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback,
+                        watched=self.rules.watched(cwd)),
                         self.limits.deadline)
                 if too_big is not None or not in_time:
                     return self._ask_unanalysed(replace(request, **placed),

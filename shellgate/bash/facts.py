@@ -71,25 +71,35 @@ class Context:
     its loopback (``BashTool``'s bwrap sandbox), so ``127.0.0.1``/``localhost``/``::1`` there
     reach the sandbox's own servers and nothing else: a client whose every target is such a
     literal is no network access. False for a hook's command (the host's loopback reaches the
-    host's services)."""
+    host's services).
+
+    ``watched``: more paths to treat as leak entries of the sensitive table, in its syntax
+    (``~/…``, ``/…``, or a name anywhere): the caller's own policy's read rules, so that a
+    command reading one — by name, by a glob, by a walk of a directory above it, through a
+    link — is found as surely as a key is (a ``deny Read(~/private/**)`` stops
+    ``grep -r x ~`` and ``cat ~/priv*/notes``). The bash core does not know why they are
+    watched."""
 
     cwd: Path
     workspace: Path
     home: Path
     scratch: tuple[Path, ...] = ()
     loopback: bool = False
+    watched: tuple[str, ...] = ()
 
     @classmethod
     def here(cls, cwd: str | Path | None = None, workspace: str | Path | None = None,
              home: str | Path | None = None, scratch: tuple[str | Path, ...] = (),
-             loopback: bool = False) -> Context:
+             loopback: bool = False, watched: tuple[str, ...] = ()) -> Context:
         if type(cwd) is str and type(workspace) is str and type(home) is str \
-                and cwd[:1] == workspace[:1] == home[:1] == "/" and not scratch and not loopback:
+                and cwd[:1] == workspace[:1] == home[:1] == "/" and not scratch and not loopback \
+                and not watched:
             return _absolute_context(cwd, workspace, home)
         c = Path(cwd or Path.cwd()).absolute()
         return cls(cwd=c, workspace=Path(workspace).absolute() if workspace else c,
                    home=Path(home).absolute() if home else Path.home(),
-                   scratch=tuple(Path(s).absolute() for s in scratch), loopback=loopback)
+                   scratch=tuple(Path(s).absolute() for s in scratch), loopback=loopback,
+                   watched=tuple(watched))
 
 
 @lru_cache(maxsize=64)

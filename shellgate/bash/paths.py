@@ -42,6 +42,10 @@ from .pathroles import Role
 
 __all__ = ["check_path", "check_search", "scan", "hits_for_text", "expand_variables", "Role"]
 
+# What a compiled table is for: the lowercased HOME and the context's watched patterns.
+TableKey = tuple[str, tuple[str, ...]]
+WATCHED_WHY = "a path a read rule of the policy names"
+
 _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
 _MAX_GLOB_RESULTS = 64
@@ -141,6 +145,7 @@ class _Table:
     always_heads: tuple[str, ...]               # a path one of `always` matches starts with one
     ancestors: dict[str, tuple[_Alt, ...]]      # each prefix of a rule's directory -> those rules
     leak_names: str                             # regex source: names an anywhere leak rule may end with
+    key: TableKey = ("", ())                    # what it was compiled for: (HOME, watched patterns)
 
 
 def _segs_regex(segs: Iterable[str]) -> str:
@@ -174,7 +179,7 @@ def _words(name: str, drop_generic: bool = False) -> tuple[str, ...]:
     return tuple(r for r in runs if not (drop_generic and r in _GENERIC_WORDS))
 
 
-def _index(alts: list[_Alt]) -> _Table:
+def _index(alts: list[_Alt], key: TableKey) -> _Table:
     by_name: dict[str, list[_Alt]] = {}
     by_dir: dict[str, list[_Alt]] = {}
     by_glob: dict[str, list[_Alt]] = {}
@@ -229,8 +234,9 @@ def _heads_of(alts: list[_Alt]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=16)
-def _table(home: str) -> _Table:
-    """The rules compiled for one HOME (lowercased, absolute)."""
+def _table(home: str, watched: tuple[str, ...] = ()) -> _Table:
+    """The rules compiled for one HOME (lowercased, absolute), with the context's ``watched``
+    patterns as leak entries of their own (see ``Context.watched``)."""
     try:
         real_home = os.path.realpath(home).lower()
     except (OSError, ValueError):
@@ -239,7 +245,7 @@ def _table(home: str) -> _Table:
     home_re = "(?:" + "|".join([re.escape(h) for h in homes] + [_HOME_ALIAS_RE]) + ")"
     home_segs = tuple(tuple(s for s in h.split("/") if s) for h in homes) + _HOME_ALIAS_SEGS
     alts: list[_Alt] = []
-    for rule in RULES:
+    for rule in RULES + tuple(PathRule(w, True, False, WATCHED_WHY) for w in watched):
         excl = tuple(e.lower() for e in rule.exclude)
         for alt in expand_braces(rule.pattern.lower()):
             if alt.startswith("~/"):
@@ -261,7 +267,7 @@ def _table(home: str) -> _Table:
             dirs = tuple(r + "".join("/" + f for f in fixed) or "/" for r in dir_roots)
             n_lit = sum(1 for x in rel if x != STARSTAR and not has_glob(x))
             alts.append(_Alt(len(alts), rule, prefix, anchors, rel, not dir_roots, n_lit, excl, dirs))
-    return _index(alts)
+    return _index(alts, (home, watched))
 
 
 # --------------------------------------------------------------------------- normalisation
@@ -687,9 +693,9 @@ def _specific(glob_words: tuple[str, ...], alt: _Alt) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _starting(home: str, head: tuple[str, ...]) -> frozenset[int]:
+def _starting(key: TableKey, head: tuple[str, ...]) -> frozenset[int]:
     """The rules (by order) a path beginning with the literal segments ``head`` may meet."""
-    return frozenset(a.order for a in _table(home).alts if a.may_start(head))
+    return frozenset(a.order for a in _table(*key).alts if a.may_start(head))
 
 
 def _tail_hits(segs: tuple[Seg | str, ...], alt: _Alt, dot_rule: bool) -> bool:
@@ -731,10 +737,10 @@ def _glob_candidates(parts: list[str], glob: bool, table: _Table, dot_rule: bool
 
 
 @lru_cache(maxsize=1024)
-def _glob_alts_of(path: str, glob: bool, tail: bool, dot_rule: bool, home: str) -> tuple[_Alt, ...]:
+def _glob_alts_of(path: str, glob: bool, tail: bool, dot_rule: bool, key: TableKey) -> tuple[_Alt, ...]:
     """``_glob_alts``, remembered: it is costly and depends on the text alone (never on the
     filesystem), so an answer cannot go stale; ``cat *`` in one directory recurs."""
-    return tuple(_glob_alts(_Cand(path, glob, tail), _table(home), dot_rule, home))
+    return tuple(_glob_alts(_Cand(path, glob, tail), _table(*key), dot_rule, key[0]))
 
 
 def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool, home: str) -> Iterator[_Alt]:
@@ -748,7 +754,7 @@ def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool, home: str) -> Iterato
         if cand.glob and has_glob(p):
             break
         head.append(p)
-    starting = _starting(home, tuple(head)) if head and not cand.tail else None
+    starting = _starting(table.key, tuple(head)) if head and not cand.tail else None
     base_words = _words(base)
     for alt in _glob_candidates(parts, cand.glob, table, dot_rule):
         if starting is not None and alt.order not in starting:
@@ -916,7 +922,7 @@ def _home_table(ctx: Context) -> tuple[str, _Table]:
     ``_table``'s own cache), kept for the next call with the same context object."""
     global _LAST_HOME
     home = str(ctx.home).lower().rstrip("/") or "/"
-    table = _table(home)
+    table = _table(home, ctx.watched)
     _LAST_HOME = (ctx, home, table)  # one tuple: a reader in another thread sees all or none
     return home, table
 
@@ -971,7 +977,7 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
     """Adds the hits of one candidate path of a word to ``out`` (one per class, the first
     found); True once both classes are in."""
     if glob or tail:
-        alts: Iterable[_Alt] = _glob_alts_of(path, glob, tail, dot_rule, home)
+        alts: Iterable[_Alt] = _glob_alts_of(path, glob, tail, dot_rule, table.key)
     else:
         alts = _literal_alts(path, table)
         if tree and not alts and role is not Role.ATTR:

@@ -191,6 +191,26 @@ class PathPattern:
         tree = (*_segs(root, _LITERAL), *_segs(below, _SHELL))
         return path_intersects(tree, rule, dot_rule=False)
 
+    def table_globs(self, *, base: str, cwd: str) -> tuple[str, ...]:
+        """This pattern in the sensitive table's syntax (``bash.pathlists``), for the bash
+        core to find reads of it as it finds reads of a key (``Context.watched``). Never
+        narrower than the rule: the table folds case and ``~/`` there is every home; a
+        pattern matches what is below it too; ``[``, ``\\`` and braces, literal in a rule but
+        special in the table, become ``?``; a name anywhere is a name anywhere in the tree."""
+        body = self.body.translate(_TABLE_LITERAL)
+        if self.anchor is Anchor.ANY:
+            glob = body[3:]   # "**/" + name
+        elif self.anchor is Anchor.HOME:
+            glob = "~/" + body
+        else:
+            root = "/" if self.anchor is Anchor.ABSOLUTE else (
+                base if self.anchor is Anchor.BASE else cwd)
+            glob = os.path.normpath(root).rstrip("/").translate(_TABLE_LITERAL) + "/" + body
+        glob = glob.rstrip("/") or "/"
+        if glob in ("~", "~/"):
+            return ("~/**",)
+        return (glob,) if glob.endswith("/**") else (glob, glob.rstrip("/") + "/**")
+
     def matches(self, path: str, *, home: str, base: str, cwd: str) -> bool:
         """``path`` must be absolute and normalised; it matches if it or a parent does."""
         root = self._root(home, base, cwd)
@@ -203,6 +223,7 @@ class PathPattern:
 
 
 _LITERAL, _RULE, _SHELL = "literal", "rule", "shell"   # how _segs reads a text
+_TABLE_LITERAL = str.maketrans({c: "?" for c in "[]\\{},"})  # special in the table only
 
 
 def _segs(text: str, kind: str) -> tuple[Any, ...]:

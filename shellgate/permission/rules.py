@@ -322,6 +322,17 @@ class RuleSet:
     def rules(self, action: RuleAction | str) -> tuple[Rule, ...]:
         return getattr(self, str(RuleAction(action)))
 
+    def watched(self, cwd: str) -> tuple[str, ...]:
+        """What the deny and ask ``Read(…)`` rules name, in the sensitive table's syntax: the
+        bash core finds a command's reads of them — by a glob, a walk of a directory above,
+        a link — the way it finds reads of a key (``Context.watched``), and the deny side
+        then meets each such read (``Read(~/private/**)`` stops ``grep -r x ~``)."""
+        out: list[str] = []
+        for r in (*self.deny, *self.ask):
+            if r.path is not None and r.path_op is PathOp.READ:
+                out += r.path.table_globs(base=r.base or cwd, cwd=cwd)
+        return tuple(dict.fromkeys(out))
+
     @classmethod
     def parse(cls, allow: Iterable[Any] = (), ask: Iterable[Any] = (), deny: Iterable[Any] = (),
               *, source: str = "<rules>", text: str = "", base: str | None = None) -> RuleSet:
