@@ -555,3 +555,24 @@ def test_the_write_grant_keeps_the_hooks_directory(tmp_path, case, monkeypatch):
     assert hooks_state(world, case) == before
     host_git(world)
     assert not world["canary"].exists(), "the host's next git ran a planted hook"
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_what_a_read_rule_names_is_masked_in_the_line(tmp_path, shell):
+    """The policy's own ``Read(…)`` deny rules hide what they name in the confined line, as
+    the secret table's entries are hidden: a listing the classifier lets through (names are
+    not contents) shows nothing there, and a file read the classifier missed would find none."""
+    world = make_world(tmp_path)
+    private = world["home"] / "private"
+    (private / "sub").mkdir(parents=True)
+    (private / "sub" / "notes.txt").write_text("CANARY-private\n")
+    (world["home"] / "other.txt").write_text("plain\n")
+    cfg = world["home"] / ".config" / "shellgate" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[permissions]\ndeny = ["Read(~/private/**)"]\n')
+    assert _hook(world, "cat ~/private/sub/notes.txt")["permissionDecision"] == "deny"
+    hso = _hook(world, "ls -R ~/private; cat ~/other.txt")
+    assert hso["permissionDecision"] == "allow", hso
+    done = run_line(world, shell, hso["updatedInput"]["command"])
+    assert done.returncode == 0, done.stderr
+    assert "plain" in done.stdout and "notes.txt" not in done.stdout and "sub" not in done.stdout

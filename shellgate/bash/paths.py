@@ -814,14 +814,15 @@ def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]
 Note = Callable[[str, str], None]
 
 
-def leaks_below(root: str, home: str, budget: int | None = None,
-                note: Note | None = None) -> tuple[tuple[str, ...], bool]:
+def leaks_below(root: str, home: str, budget: int | None = None, note: Note | None = None,
+                watched: tuple[str, ...] = ()) -> tuple[tuple[str, ...], bool]:
     """Every leak-class file below directory ``root`` by the same walk and table as a
     recursive reader's check (a file a name rule names, or where a symlink below leads): what a
     sandbox profile hides of a workspace. At most ``budget`` entries are read (default: a
     recursive reader's bound). Returns (paths, complete)."""
     low = home.lower().rstrip("/") or "/"
-    hits, complete = _secrets_below(root, _table(low), low, first=False, budget=budget, note=note)
+    hits, complete = _secrets_below(root, _table(low, watched), low, first=False, budget=budget,
+                                    note=note)
     return tuple(dict.fromkeys(p for p, _ in hits)), complete
 
 

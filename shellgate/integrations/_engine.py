@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._record import replace
 from .hookio import Call, ModeMap, Outcome, ToolKind
 
 MAX_DETAILS = 3
@@ -35,7 +36,8 @@ def decide(call: Call, mode: ModeMap, config: str | None, workspace: str) -> Out
     if call.kind is ToolKind.BASH:
         request = Request(tool_id=call.tool_use_id, tool_name="bash",
                           args={"command": call.command or ""})
-        return _outcome(engine.decide(request, ctx), notices)
+        return replace(_outcome(engine.decide(request, ctx), notices),
+                       watched=engine.rules.watched(call.cwd or workspace))
     if call.kind is ToolKind.SEARCH:  # the classifier reads the tree the globs allow
         request = Request(tool_id=call.tool_use_id, tool_name=call.engine_tool or "grep",
                           args={"path": call.paths[0], "search": list(call.globs)})

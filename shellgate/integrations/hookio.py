@@ -122,6 +122,7 @@ class Outcome:
     updated_input: Mapping[str, Any] | None = None  # the tool input to run instead (confined)
     grant: str = ""                        # what the confined command may do (SPEC §9)
     notices: tuple[str, ...] = ()          # rules that can never match: stderr, never the answer
+    watched: tuple[str, ...] = ()          # what the policy's read rules name: masked when confined
 
     def text(self) -> str:
         """The reason as the agent shows it: reason, details, warnings, approval hint. The
@@ -510,7 +511,8 @@ def enforce(call: Call, outcome: Outcome, tool_input: Mapping[str, Any], workspa
     grant = grant_for(outcome.capability)
     try:
         confined = confine_grant(call.command or "", workspace, call.cwd or workspace,
-                                 write=grant.write, network=grant.network, tier=tier)
+                                 write=grant.write, network=grant.network, tier=tier,
+                                 watched=outcome.watched)
     except (CannotConfine, OSError, ValueError) as exc:
         return replace(outcome, decision="ask", reason=f"{outcome.reason.rstrip('. ')}, but it "
                        f"cannot run confined ({exc})", rule="hook.enforce")

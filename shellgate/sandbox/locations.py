@@ -263,8 +263,8 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
 SECRET_WALK = 2000
 
 
-def workspace_secrets(root: Path, home: Path | None = None,
-                      disk: Disk | None = None) -> tuple[tuple[Path, ...], bool]:
+def workspace_secrets(root: Path, home: Path | None = None, disk: Disk | None = None,
+                      watched: tuple[str, ...] = ()) -> tuple[tuple[Path, ...], bool]:
     """Leak-class files under ``root`` (``.env``, ``*.pem``, ``id_rsa``, ``.netrc`` …, and
     where a symlink below leads to a secret), found by the very walk and table a recursive
     reader's check uses (bash/paths.py ``leaks_below``: dependency caches and ``.git``
@@ -272,22 +272,32 @@ def workspace_secrets(root: Path, home: Path | None = None,
     from ..bash.paths import leaks_below
 
     home = home or Path(os.path.expanduser("~"))
-    found, complete = leaks_below(str(root), str(home), SECRET_WALK, (disk or Disk()).note)
+    found, complete = leaks_below(str(root), str(home), SECRET_WALK, (disk or Disk()).note,
+                                  watched=watched)
     return tuple(Path(p) for p in found), complete
 
 
 def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str | Path | None = None,
-                 disk: Disk | None = None) -> tuple[Policy, tuple[str, ...]]:
+                 disk: Disk | None = None,
+                 watched: tuple[str, ...] = ()) -> tuple[Policy, tuple[str, ...]]:
     """The policy for a hook's confined command: :func:`build_policy` (nothing writable
-    unless ``write``) with the workspace's own secret files hidden too. Returns it with notes
-    for the user (a secret walk cut short)."""
+    unless ``write``) with the workspace's own secret files hidden too, and what the policy's
+    read rules name (``watched``, in the path table's syntax: ``Context.watched``). Returns it
+    with notes for the user (a secret walk cut short)."""
     from .._record import replace
 
     disk = disk or Disk()
     base = build_policy(workspace, home=home, network=network, disk=disk)
     if base.home is not None:
         disk.realpath(str(base.home))   # the path table's HOME aliases follow it
-    secrets, complete = workspace_secrets(base.workspace, base.home, disk)
+    secrets, complete = workspace_secrets(base.workspace, base.home, disk, watched)
     notes = () if complete else (f"the workspace's secret scan stopped after {SECRET_WALK} "
                                  "entries: secret files past them are not hidden",)
-    return replace(base, write=write, masked=base.masked + secrets), notes
+    home_path = base.home or Path(os.path.expanduser("~"))
+    named: list[Path] = []
+    for w in watched:   # the anywhere-names are found by the workspace walk above
+        if w.startswith("~/"):
+            named += _on_disk(home_path, w[2:].split("/"), (), disk)
+        elif w.startswith("/"):
+            named += _on_disk(Path("/"), w[1:].split("/"), (), disk)
+    return replace(base, write=write, masked=base.masked + secrets + tuple(named)), notes
