@@ -133,8 +133,11 @@ class Rule:
         (it matches the search's root, hence all below it)."""
         assert self.path is not None
         base = self.base or subj.cwd
-        if e.below is not None and not whole:
-            return any(self.path.meets(p, e.below, home=subj.home, base=base, cwd=subj.cwd)
+        below = e.below
+        if below is None and not whole and e.op is PathOp.WRITE and os.path.isdir(e.real):
+            below = "**"   # `rm -r dir`, `mv dir x`, `cp a dir/`: what is below it changes
+        if below is not None and not whole:
+            return any(self.path.meets(p, below, home=subj.home, base=base, cwd=subj.cwd)
                        for p in {e.path, e.real})
         return any(self.path.matches(p, home=subj.home, base=base, cwd=subj.cwd)
                    for p in {e.path, e.real})
