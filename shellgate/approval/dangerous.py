@@ -32,14 +32,16 @@ def relevant(hits: Iterable[SensitiveHit]) -> list[SensitiveHit]:
     return [h for h in hits if h.cls is PathClass.LEAK or h.op is not PathOp.READ]
 
 
-def _part(h: SensitiveHit) -> str:
+def _part(h: SensitiveHit, watched: tuple[str, ...]) -> str:
     if h.op is PathOp.EXEC:  # the pattern says what runs: "core.sshcommand runs a command …"
         return f"runs what {h.path} names: {h.pattern}"
-    return f"{_VERB.get(h.op, 'touches')} {h.path} ({_WHY.get(h.cls, h.cls)})"
+    why = "named by a read rule of the policy" if h.pattern in watched else _WHY.get(h.cls, h.cls)
+    return f"{_VERB.get(h.op, 'touches')} {h.path} ({why})"
 
 
-def describe(hits: Iterable[SensitiveHit]) -> str:
-    parts = [_part(h) for h in hits]
+def describe(hits: Iterable[SensitiveHit], watched: tuple[str, ...] = ()) -> str:
+    """The hits in words; ``watched``: the context's rule patterns (``Context.watched``)."""
+    parts = [_part(h, watched) for h in hits]
     return "; ".join(dict.fromkeys(parts))
 
 
@@ -65,4 +67,4 @@ def dangerous_hits(tool: str, args: Any, ctx: Context, analysis: Any = None) -> 
 def check_dangerous_path(tool: str, args: Any, ctx: Context, analysis: Any = None) -> str:
     """The reason to force a prompt, or ``""`` when no dangerous path is touched."""
     hits = dangerous_hits(tool, args, ctx, analysis)
-    return f"sensitive path: {describe(hits)}" if hits else ""
+    return f"sensitive path: {describe(hits, ctx.watched)}" if hits else ""
