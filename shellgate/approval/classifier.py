@@ -355,6 +355,22 @@ def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
         return frozenset()
 
 
+def _hit_access(path: str, op: PathOp) -> PathAccess:
+    """A sensitive read as the kernel's path rules should meet it: a directory read whole
+    (`grep -r x ~`) or a glob left as text (`cat ~/priv*/x`, nothing on disk to expand it) is
+    a search of what lies below its literal part, so a deny rule that may match any of it
+    does; anything else is the path itself."""
+    if op is not PathOp.READ or not path.startswith("/"):
+        return PathAccess(path, op)
+    from ..bash.pathglob import has_glob
+
+    segs = path.split("/")
+    k = next((i for i, seg in enumerate(segs) if has_glob(seg)), None)
+    if k is not None:
+        return PathAccess("/".join(segs[:k]) or "/", op, below="/".join(segs[k:]))
+    return PathAccess(path, op, below="**" if os.path.isdir(path) else None)
+
+
 def classify_bash(command: str, ctx: Context) -> Classified:
     """Analyse a bash command: capability from the bash core's effect, never READ when the
     command is not understood, sensitive paths and every known write target as paths."""
@@ -378,10 +394,8 @@ def classify_bash(command: str, ctx: Context) -> Classified:
         paths = _write_targets(script) if script.ok else []
     sensitive = analysis.sensitive
     if sensitive:
-        # a directory read whole (`grep -r x ~`) reads what is below it: a search of it
-        paths += [PathAccess(h.path, h.op, below="**" if h.op is PathOp.READ
-                             and h.path.startswith("/") and os.path.isdir(h.path) else None)
-                  for h in sensitive if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
+        paths += [_hit_access(h.path, h.op) for h in sensitive
+                  if h.path.startswith(("/", "~")) and not h.path.startswith("<")]
     reasons = tuple([r.message for r in analysis.reasons])
     if script.error is not None and not reasons:
         reasons = (f"cannot parse: {script.error.reason}",)

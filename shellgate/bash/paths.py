@@ -145,7 +145,7 @@ class _Table:
     always_heads: tuple[str, ...]               # a path one of `always` matches starts with one
     ancestors: dict[str, tuple[_Alt, ...]]      # each prefix of a rule's directory -> those rules
     leak_names: str                             # regex source: names an anywhere leak rule may end with
-    key: TableKey = ("", ())                    # what it was compiled for: (HOME, watched patterns)
+    key: TableKey                               # what it was compiled for: (HOME, watched patterns)
 
 
 def _segs_regex(segs: Iterable[str]) -> str:
@@ -218,7 +218,7 @@ def _index(alts: list[_Alt], key: TableKey) -> _Table:
                   "|".join(f"(?:{k})" for k in by_glob) or "(?!)", tuple(always), _heads_of(always),
                   {k: tuple(v) for k, v in ancestors.items()},
                   "|".join(sorted({seg_regex(a.rel_text[-1]) for a in alts if a.anywhere
-                                   and a.rule.leak and a.rel_text[-1] != STARSTAR})))
+                                   and a.rule.leak and a.rel_text[-1] != STARSTAR})), key)
 
 
 def _heads_of(alts: list[_Alt]) -> tuple[str, ...]:

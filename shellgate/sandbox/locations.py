@@ -172,14 +172,23 @@ def masked_paths(home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
     for alt, exclude, leak, _implant, pattern in table_alts():
         if not leak or pattern in _VISIBLE_LEAKS:
             continue
-        if alt.startswith("~/"):
-            out += _on_disk(home, alt[2:].split("/"), exclude, disk)
-        elif alt.startswith("/") and not alt.startswith("/proc/"):  # /proc is the sandbox's own
-            out += _on_disk(Path("/"), alt[1:].split("/"), exclude, disk)
+        found = _rooted(alt, exclude, home, disk)
+        if found is not None:
+            out += found
         elif "/" not in alt and not _GLOB & set(alt):   # an anywhere-name: HOME's own too
             out.append(home / alt)
     out += [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE]
     return tuple(dict.fromkeys(out))
+
+
+def _rooted(alt: str, exclude: tuple[str, ...], home: Path, disk: Disk) -> list[Path] | None:
+    """The paths on disk of a table pattern anchored at HOME (``~/…``) or ``/``; None for a
+    pattern that may match anywhere (the workspace walk finds those)."""
+    if alt.startswith("~/"):
+        return _on_disk(home, alt[2:].split("/"), exclude, disk)
+    if alt.startswith("/"):   # /proc is the sandbox's own
+        return [] if alt.startswith("/proc/") else _on_disk(Path("/"), alt[1:].split("/"), exclude, disk)
+    return None
 
 
 _GLOB = frozenset("*?[")
@@ -294,10 +303,5 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str
     notes = () if complete else (f"the workspace's secret scan stopped after {SECRET_WALK} "
                                  "entries: secret files past them are not hidden",)
     home_path = base.home or Path(os.path.expanduser("~"))
-    named: list[Path] = []
-    for w in watched:   # the anywhere-names are found by the workspace walk above
-        if w.startswith("~/"):
-            named += _on_disk(home_path, w[2:].split("/"), (), disk)
-        elif w.startswith("/"):
-            named += _on_disk(Path("/"), w[1:].split("/"), (), disk)
+    named = [p for w in watched for p in _rooted(w, (), home_path, disk) or ()]
     return replace(base, write=write, masked=base.masked + secrets + tuple(named)), notes
