@@ -117,7 +117,7 @@ def gate(n: int) -> None:
         print(f"(b) skipped: no corpus data at {DATA}")
         return
     sys.path.insert(0, str(ROOT))
-    from shellgate.bash._bashlex import load
+    from shellgate.bash.parse._bashlex import load
     from shellgate.check import Gate
 
     bashlex = load()

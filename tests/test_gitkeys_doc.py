@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from shellgate.bash import gitkeys
+from shellgate.bash.git import keys as gitkeys
 
 GIT = shutil.which("git")
 _MENTIONS = re.compile(r"\b(?:program|command|shell|helper|executable|hook|script)s?\b", re.I)

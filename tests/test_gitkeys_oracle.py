@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 from conftest import load
 
-from shellgate.bash import gitkeys
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
+from shellgate.bash.git import keys as gitkeys
 
 GIT = shutil.which("git")
 LINES = load("gitkeys_oracle.jsonl")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import load
 
-from shellgate.bash.ir import Command, CommandKind, Via
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.ir import Command, CommandKind, Via
+from shellgate.bash.parse.parser import parse
 
 CASES = load("parse_constructs.jsonl")
 

@@ -12,8 +12,8 @@ from collections import Counter
 import pytest
 from conftest import CORPUS_DATA
 
-from shellgate.bash.ir import CommandKind, Script, Via
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.ir import CommandKind, Script, Via
+from shellgate.bash.parse.parser import parse
 
 SHFMT = shutil.which("shfmt")
 SAMPLE_PER_CORPUS = 80

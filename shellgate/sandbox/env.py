@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..bash.envsecrets import SECRET_ENV_NAMES
+from ..bash.paths.envsecrets import SECRET_ENV_NAMES
 
 ALLOWED: tuple[str, ...] = (
     "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "USER", "LOGNAME",

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 
 from ..._record import field, record
-from ..ir import Word
+from ..parse.ir import Word
 
 
 class Arity(Enum):

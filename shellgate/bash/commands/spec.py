@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING
 
 from ..._record import field, record, replace
 from ..facts import Context, Effect, PathOp
-from ..ir import Span, Via, Word
+from ..parse.ir import Span, Via, Word
 from .getopt import Arity, Item, Kind, Option, Syntax, split
 
 if TYPE_CHECKING:
-    from ..ir import Command as IRCommand
-    from ..ir import Script
+    from ..parse.ir import Command as IRCommand
+    from ..parse.ir import Script
 
 
 class Takes(StrEnum):
@@ -320,7 +320,7 @@ def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
     alternative spelled so, or a name in one of ``cwds`` (bash expands in the command's cwd)
     that its first segment matches, as the filesystem is now (bounded). True when the cwds are
     unknown. A name the same line creates is :func:`creates_option_name`'s question."""
-    from ..pathglob import expand_braces, has_glob, seg_regex
+    from ..paths.globs import expand_braces, has_glob, seg_regex
 
     for alt in expand_braces(word.text) if "{" in word.text else [word.text]:
         head = alt.split("/", 1)[0]
@@ -496,7 +496,9 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     for o in parsed.opts:
         if o.flag.takes is not Takes.PATH:
             continue
-        from .. import paths  # the scanner looks at words; these values may hide in --flag=PATH
+        from ..paths import (
+            resolve as paths,  # the scanner looks at words; these values may hide in --flag=PATH
+        )
 
         for v in o.values:
             if not v.static:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from .._record import record
-from .commands.gitglobal import VALUED as GIT_GLOBAL_VALUED
+from ..._record import record
+from ..commands.gitglobal import VALUED as GIT_GLOBAL_VALUED
 
 # --------------------------------------------------------------------------- messages
 

@@ -43,9 +43,9 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .._record import record
-from . import gitkeys
-from .gitkeys import Runs
+from ..._record import record
+from . import keys as gitkeys
+from .keys import Runs
 
 _MAX_INCLUDE_DEPTH = 10
 _MAX_MODULES = 200

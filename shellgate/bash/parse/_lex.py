@@ -27,8 +27,8 @@ import bisect
 import re
 from collections.abc import Callable
 
-from .._lazyre import lazy_compile
-from .._record import field, record
+from ..._lazyre import lazy_compile
+from ..._record import field, record
 from .ir import Span
 
 MASK = "%"

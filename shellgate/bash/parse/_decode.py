@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .._lazyre import lazy_compile
+from ..._lazyre import lazy_compile
 from ._lex import Opaque
 from .ir import Span, Word
 
