@@ -168,7 +168,7 @@ def _unanalysed(command: str, reason: str) -> Analysis:
     """What a verdict shows for a command the engine did not analyse (``shellgate.limits``):
     an unparsed, not read-only script with the reason."""
     from .bash.facts import Effect
-    from .bash.parse.ir import ParseFailure, Script
+    from .bash.ir import ParseFailure, Script
 
     script = Script(source=command, commands=(), error=ParseFailure(reason))
     return Analysis(script, False, Effect.EXEC, (Reason(reason, None, "limits"),), (), ())

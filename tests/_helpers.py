@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from conftest import CORPUS_DATA
 
+from shellgate.bash.ir import Script
 from shellgate.bash.parse import walk
-from shellgate.bash.parse.ir import Script
 from shellgate.bash.parse.parser import parse
 from shellgate.permission import DecisionKind
 

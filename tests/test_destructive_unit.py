@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash.parse.ir import Command, Script, Via, Word
+from shellgate.bash.ir import Command, Script, Via, Word
 from shellgate.bash.parse.parser import parse
 from shellgate.bash.warnings import table as T
 from shellgate.bash.warnings.destructive import _pipelines, warnings

@@ -10,7 +10,7 @@ from shellgate.bash.commands import registry
 from shellgate.bash.commands.getopt import Arity, Kind, Option, Syntax, split
 from shellgate.bash.commands.gitglobal import GLOBAL, split_globals
 from shellgate.bash.commands.spec import Command, read_args
-from shellgate.bash.parse.ir import Word
+from shellgate.bash.ir import Word
 from shellgate.bash.parse.parser import parse
 from shellgate.bash.paths import scan as pathscan
 from shellgate.bash.paths.roles import COMMANDS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import load
 
-from shellgate.bash.parse.ir import Command, CommandKind, Via
+from shellgate.bash.ir import Command, CommandKind, Via
 from shellgate.bash.parse.parser import parse
 
 CASES = load("parse_constructs.jsonl")

@@ -11,8 +11,8 @@ from conftest import CORPUS_DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shellgate.bash.ir import Script
 from shellgate.bash.parse import _fast, walk
-from shellgate.bash.parse.ir import Script
 
 STRIDE = 25   # every 25th corpus command (~2,200); bench/parse_speed.py --check runs them all
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash.parse.ir import Script
+from shellgate.bash.ir import Script
 from shellgate.bash.parse.parser import parse
 
 _ATOMS = [

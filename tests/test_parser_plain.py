@@ -10,8 +10,8 @@ from conftest import CORPUS_DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shellgate.bash.ir import Script
 from shellgate.bash.parse import walk
-from shellgate.bash.parse.ir import Script
 
 
 def both(src: str) -> tuple[Script, Script, bool]:

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 from conftest import CORPUS_DATA
 
-from shellgate.bash.parse.ir import CommandKind, Script, Via
+from shellgate.bash.ir import CommandKind, Script, Via
 from shellgate.bash.parse.parser import parse
 
 SHFMT = shutil.which("shfmt")

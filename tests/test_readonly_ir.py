@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from shellgate.bash.facts import Context, Effect, PathClass, PathOp, SensitiveHit
-from shellgate.bash.parse.ir import (
+from shellgate.bash.ir import (
     Assignment,
     Command,
     CommandKind,

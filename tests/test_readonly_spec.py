@@ -16,7 +16,7 @@ from shellgate.bash.commands.expansions import arith_problem, problems
 from shellgate.bash.commands.sed import script_problems
 from shellgate.bash.commands.spec import Command, Flag, Takes, is_wild, read_args
 from shellgate.bash.facts import Context
-from shellgate.bash.parse.ir import Word
+from shellgate.bash.ir import Word
 
 
 def W(text: str, *, static: bool = True, glob: bool = False, raw: str | None = None) -> Word:

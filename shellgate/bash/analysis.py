@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._record import record
 from .facts import Context, Effect, Reason, SensitiveHit
-from .parse.ir import Script
+from .ir import Script
 from .parse.parser import parse
 from .paths import resolve as paths
 from .readonly import classify as readonly

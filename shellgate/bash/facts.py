@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .._record import record
-from .parse.ir import Span
+from .ir import Span
 
 
 class Effect(StrEnum):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from .._record import record
 from .facts import Context
-from .parse.ir import Script, Span, Word
+from .ir import Script, Span, Word
 
 if TYPE_CHECKING:  # the command modules load only when a command line is checked
     from .commands.spec import Call

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..parse.ir import Word
+from ..ir import Word
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, run_checks
 
 V = Takes.VALUE

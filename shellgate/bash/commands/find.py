@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..parse.ir import Via, Word
+from ..ir import Via, Word
 from .spec import Call, Finding, is_wild
 
 # Primaries and how many argument words each takes (the warnings read find's expression with it).

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 
 from ..._record import field, record
-from ..parse.ir import Word
+from ..ir import Word
 
 
 class Arity(Enum):

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..facts import Effect
 from ..git import config as gitconfig
 from ..git import keys as gitkeys
-from ..parse.ir import Word
+from ..ir import Word
 from .gitglobal import GLOBAL
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args, run_checks
 from .targets import expand_home

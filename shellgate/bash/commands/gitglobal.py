@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..parse.ir import Word
+from ..ir import Word
 from .getopt import Arity, Item, split
 from .spec import Command, Flag, Takes
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..parse.ir import Word
+from ..ir import Word
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args
 
 V = Takes.VALUE

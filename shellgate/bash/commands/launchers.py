@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from ..parse.ir import Via, Word
+from ..ir import Via, Word
 from .spec import Call, Command, Finding, Flag, Takes, read_args
 
 V = Takes.VALUE

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING
 
 from ..._record import field, record, replace
 from ..facts import Context, Effect, PathOp
-from ..parse.ir import Span, Via, Word
+from ..ir import Span, Via, Word
 from .getopt import Arity, Item, Kind, Option, Syntax, split
 
 if TYPE_CHECKING:
-    from ..parse.ir import Command as IRCommand
-    from ..parse.ir import Script
+    from ..ir import Command as IRCommand
+    from ..ir import Script
 
 
 class Takes(StrEnum):

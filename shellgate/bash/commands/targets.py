@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from ..._record import replace
 from ..facts import Context, Effect
-from ..parse.ir import Via, Word
+from ..ir import Via, Word
 from .spec import Call, Finding
 
 # Special files a write to is no file change at all.

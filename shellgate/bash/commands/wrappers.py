@@ -31,7 +31,7 @@ must refuse).
 from __future__ import annotations
 
 from ..._record import record, replace
-from ..parse.ir import Via, Word
+from ..ir import Via, Word
 
 
 @record

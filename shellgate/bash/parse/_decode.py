@@ -24,8 +24,8 @@ import re
 from collections.abc import Mapping
 
 from ..._lazyre import lazy_compile
+from ..ir import Span, Word
 from ._lex import Opaque
-from .ir import Span, Word
 
 
 class DecodeError(Exception):

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from ..._lazyre import lazy_compile
 from ..._record import field, record
-from .ir import Span
+from ..ir import Span
 
 MASK = "%"
 _META = frozenset(" \t\n;&|<>()")

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ..facts import PathClass, PathOp, SensitiveHit
-from ..parse.ir import Command, CommandKind, Span, Word
+from ..ir import Command, CommandKind, Span, Word
 
 # Glob patterns over upper-cased variable names. A superset of the usual key names: a false hit
 # costs one prompt, a miss prints a key into the conversation.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..._record import record
 from ..facts import Context, PathClass, PathOp, SensitiveHit
-from ..parse.ir import Command, CommandKind
+from ..ir import Command, CommandKind
 from .roles import Role
 
 

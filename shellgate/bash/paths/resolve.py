@@ -26,7 +26,7 @@ from operator import attrgetter
 
 from ..._record import record
 from ..facts import Context, PathClass, PathOp, SensitiveHit
-from ..parse.ir import Script, Span
+from ..ir import Script, Span
 from .globs import (
     STARSTAR,
     Seg,

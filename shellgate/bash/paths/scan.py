@@ -21,8 +21,8 @@ from ..._record import record
 from ..commands.getopt import Arity, Kind, Option, Syntax, split, sub_word
 from ..commands.gitglobal import split_globals
 from ..facts import Context, PathClass, PathOp, SensitiveHit
-from ..parse.ir import Command, CommandKind, Script, Span, Via, Word, own_args
-from ..readonly import xargsnames
+from ..ir import Command, CommandKind, Script, Span, Via, Word, own_args
+from . import xargsnames
 from .envsecrets import env_hits
 from .implicit import implicit_hits
 from .resolve import candidates, hits_for_text

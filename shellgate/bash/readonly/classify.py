@@ -51,9 +51,10 @@ from ..commands import expansions, registry
 from ..commands.spec import Call, Command, Finding, run_checks
 from ..commands.targets import expand_home, resolve, where, worst
 from ..facts import Context, Effect, PathOp, Reason, SensitiveHit
-from ..parse.ir import Command as IRCommand
-from ..parse.ir import CommandKind, Redirect, Script, Via, Word
-from . import xargsnames, zsh
+from ..ir import Command as IRCommand
+from ..ir import CommandKind, Redirect, Script, Via, Word
+from ..paths import xargsnames
+from . import zsh
 
 _ARITH_CMP = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _INPUT_OPS = frozenset({"<", "<<", "<<-", "<<<"})

@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 
 from ..._record import field, record
 from ..commands.getopt import Arity, Kind, Option, Syntax, split
-from ..parse.ir import Word
+from ..ir import Word
 from .table import Rule
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 
 from ..._lazyre import lazy_compile
 from ..facts import Reason
-from ..parse.ir import Command, CommandKind, Redirect, Script, Span, Via, Word, own_args
+from ..ir import Command, CommandKind, Redirect, Script, Span, Via, Word, own_args
 from . import table as T
 from .args import Args, parse_args, prog_name, resolve, rule_matches
 from .sql import sql_messages

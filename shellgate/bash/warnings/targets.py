@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from ..facts import Context, PathClass, PathOp
-from ..parse.ir import Word
+from ..ir import Word
 from . import table as T
 
 _TEMP_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/", "$TMPDIR/", "${TMPDIR}/",

@@ -31,7 +31,7 @@ from pathlib import Path
 from ..._lazyre import lazy_compile
 from ..._record import replace
 from ..facts import Context, PathOp
-from ..parse.ir import Script, Via, Word
+from ..ir import Script, Via, Word
 
 BUDGET = 10_000
 _PLAIN = lazy_compile(r"[A-Za-z0-9._+@%,=:^~][A-Za-z0-9._+@%,=:^~-]*")
@@ -88,7 +88,7 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
     starts = _roots(script, index)
     if starts is None:
         return False
-    from ..paths.resolve import check_path, leaks_below
+    from .resolve import check_path, leaks_below
 
     for c in cwds or (ctx.cwd,):
         for s in starts:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ..._record import field, record
+from .._record import field, record
 
 Span = tuple[int, int]
 """Half-open ``[start, end)`` offsets into :attr:`Script.source`."""
