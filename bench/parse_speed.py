@@ -1,4 +1,4 @@
-"""Parse latency: bare ``bashlex.parse`` versus ``shellgate.bash.parser.parse``.
+"""Parse latency: bare ``bashlex.parse`` versus ``shellgate.bash.parse.parser.parse``.
 
 In-process: medians and p95 (ms) over the corpus commands that bare bashlex accepts, and the
 share of commands our fast path (``_fast.py``) takes without bashlex. Start-up: median wall

@@ -1,4 +1,4 @@
-"""Real git is the oracle for the program-key table (shellgate/bash/gitkeys.py).
+"""Real git is the oracle for the program-key table (shellgate/bash/git/keys.py).
 
 Each line of corpus/gitkeys_oracle.jsonl sets one key (with whatever it needs) to a program that
 touches a canary file, in a real repository built here; every read form of

@@ -1,6 +1,6 @@
 """The sensitive-path scanner's fast paths give the answers of the general ones.
 
-Each shortcut in ``paths.py`` is checked against the slow computation it replaces: the literal
+Each shortcut in ``paths/resolve.py`` is checked against the slow computation it replaces: the literal
 index and its head/tail prefilter against matching every rule, the plain-word path against
 ``candidates``, the per-scan directory walk (``_real``) against ``os.path.realpath`` on a real
 filesystem with symlinks, and the scan as a whole on symlinks that lead to secrets.

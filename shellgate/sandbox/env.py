@@ -33,7 +33,7 @@ INJECTION: tuple[str, ...] = (
 )
 
 # Refused even when a user asks to pass them through by name or pattern: the classifier's one
-# table of secret-named variables (bash/envsecrets.py) and the injection names above.
+# table of secret-named variables (bash/paths/envsecrets.py) and the injection names above.
 DENIED: tuple[str, ...] = SECRET_ENV_NAMES + INJECTION
 
 

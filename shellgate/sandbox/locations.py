@@ -33,7 +33,7 @@ PROTECTED_NAMES: tuple[str, ...] = (
     ".local/bin", ".config/shellgate", ".local/state/shellgate", ".cache/shellgate",
 )
 
-# Leak-class paths are derived from the classifier's table (bash/pathlists.py), so the sandbox
+# Leak-class paths are derived from the classifier's table (bash/paths/tables.py), so the sandbox
 # hides exactly what the classifier guards. These few stay visible: hiding them breaks the
 # tools that read them for their configuration (git without .git/config fails every command),
 # and their secrets are the classifier's to guard.
@@ -64,7 +64,7 @@ Alt = tuple[str, tuple[str, ...], bool, bool, str]
 
 @functools.lru_cache(maxsize=1)
 def table_alts() -> tuple[Alt, ...]:
-    """The classifier's sensitive-path table (bash/pathlists.py) brace-expanded, entry by
+    """The classifier's sensitive-path table (bash/paths/tables.py) brace-expanded, entry by
     entry: what every sandbox profile derives its masks and protected paths from. Kept in
     shellgate's cache keyed by the table file (a hook is a new process each call, and the
     expansion is ~1.5 ms of it)."""
@@ -267,7 +267,7 @@ def workspace_secrets(root: Path, home: Path | None = None,
                       disk: Disk | None = None) -> tuple[tuple[Path, ...], bool]:
     """Leak-class files under ``root`` (``.env``, ``*.pem``, ``id_rsa``, ``.netrc`` …, and
     where a symlink below leads to a secret), found by the very walk and table a recursive
-    reader's check uses (bash/paths.py ``leaks_below``: dependency caches and ``.git``
+    reader's check uses (bash/paths/resolve.py ``leaks_below``: dependency caches and ``.git``
     skipped), within :data:`SECRET_WALK` entries. Returns (paths, complete)."""
     from ..bash.paths.resolve import leaks_below
 

@@ -1,8 +1,8 @@
 """Sensitive paths: which words of a script name a secret (LEAK) or a file that runs code later
 (IMPLANT), after bash would have expanded them.
 
-The tables are in ``pathlists.py`` (which paths) and ``pathroles.py`` (how each command uses
-its words); ``pathscan.py`` finds the path words of a script, ``pathglob.py`` intersects globs.
+The tables are in ``tables.py`` (which paths) and ``roles.py`` (how each command uses
+its words); ``scan.py`` finds the path words of a script, ``globs.py`` intersects globs.
 This module normalises a word the way bash would (``~``, ``$HOME``, relative to the
 live cwd, ``..``, ``//``, braces, globs, existing symlinks) and matches it against the table. A
 ``..`` is taken both as text and the kernel's way, from where a link before it points.

@@ -4,7 +4,7 @@ paths, and whether each is read or written.
 Operands, option values (``--file=X``, ``-fX``, ``if=X``), ``k=@file`` forms, redirect targets,
 program text of ``python -c`` (quoted paths), the files sed scripts and awk programs name
 (``1r FILE``, ``getline < "FILE"``), and the files some commands touch without naming
-them (``pathimplicit.py``). How each command uses its words is the table in ``pathroles.py``;
+them (``implicit.py``). How each command uses its words is the table in ``roles.py``;
 what a path *is* is decided by ``paths.hits_for_text``.
 """
 

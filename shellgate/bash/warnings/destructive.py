@@ -9,7 +9,7 @@ fed to a shell on stdin (``curl … | sh``, ``bash <<EOF``, ``echo … | sh``), 
 ``ssh host …``, ``su -c``, ``watch`` and ``docker exec`` / ``kubectl exec``.
 
 A warning never changes a decision (SPEC §3). The table of command forms is
-``warnings_table.py``; the forms that need operands or structure are handled here.
+``table.py``; the forms that need operands or structure are handled here.
 
 Pipelines: the IR marks each stage with ``Via.PIPELINE`` but carries no pipeline id. Stages of
 one pipeline share their ``via`` prefix and parent and are separated in the source by nothing
