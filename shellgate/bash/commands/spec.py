@@ -320,7 +320,7 @@ def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
     alternative spelled so, or a name in one of ``cwds`` (bash expands in the command's cwd)
     that its first segment matches, as the filesystem is now (bounded). True when the cwds are
     unknown. A name the same line creates is :func:`creates_option_name`'s question."""
-    from ..pathglob import expand_braces, has_glob, seg_regex
+    from ..paths.globs import expand_braces, has_glob, seg_regex
 
     for alt in expand_braces(word.text) if "{" in word.text else [word.text]:
         head = alt.split("/", 1)[0]
@@ -496,7 +496,9 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     for o in parsed.opts:
         if o.flag.takes is not Takes.PATH:
             continue
-        from .. import paths  # the scanner looks at words; these values may hide in --flag=PATH
+        from ..paths import (
+            resolve as paths,  # the scanner looks at words; these values may hide in --flag=PATH
+        )
 
         for v in o.values:
             if not v.static:

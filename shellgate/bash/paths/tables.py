@@ -21,7 +21,7 @@ next shell). An entry may be both (``.git/config``: the CI token sits there; hoo
 
 from __future__ import annotations
 
-from .._record import record
+from ..._record import record
 
 
 @record

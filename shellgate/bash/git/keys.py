@@ -34,7 +34,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from functools import lru_cache
 
-from .._record import record
+from ..._record import record
 
 
 class Runs(StrEnum):

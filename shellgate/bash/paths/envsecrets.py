@@ -26,8 +26,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .facts import PathClass, PathOp, SensitiveHit
-from .ir import Command, CommandKind, Span, Word
+from ..facts import PathClass, PathOp, SensitiveHit
+from ..ir import Command, CommandKind, Span, Word
 
 # Glob patterns over upper-cased variable names. A superset of the usual key names: a false hit
 # costs one prompt, a miss prints a key into the conversation.
@@ -219,7 +219,7 @@ def _ps(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
 def _jq(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     """jq's ``env`` / ``$ENV`` print the environment (``jq -n env``), or one variable
     (``$ENV.OPENAI_API_KEY``): read with jq's own table and program reader."""
-    from .commands.jq import jq_env_reads
+    from ..commands.jq import jq_env_reads
 
     reads = jq_env_reads(cmd.args)
     if not reads:

@@ -28,10 +28,10 @@ import os
 import re
 from pathlib import Path
 
-from .._lazyre import lazy_compile
-from .._record import replace
-from .facts import Context, PathOp
-from .ir import Script, Via, Word
+from ..._lazyre import lazy_compile
+from ..._record import replace
+from ..facts import Context, PathOp
+from ..ir import Script, Via, Word
 
 BUDGET = 10_000
 _PLAIN = lazy_compile(r"[A-Za-z0-9._+@%,=:^~][A-Za-z0-9._+@%,=:^~-]*")
@@ -88,7 +88,7 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
     starts = _roots(script, index)
     if starts is None:
         return False
-    from .paths import check_path, leaks_below
+    from .resolve import check_path, leaks_below
 
     for c in cwds or (ctx.cwd,):
         for s in starts:
@@ -163,8 +163,8 @@ def _reads_given_names(cmd) -> bool:
     """A table command that takes any number of operands (``xxd IN OUT`` writes its second,
     ``uniq`` too) and, if it has a pattern or program, is given it already: the appended words
     are then more operands of the same kind."""
-    from .commands import registry
-    from .commands.spec import Command, read_args
+    from ..commands import registry
+    from ..commands.spec import Command, read_args
 
     spec = registry.lookup(cmd.name or "")
     if not isinstance(spec, Command) or spec.free or spec.max_operands is not None:

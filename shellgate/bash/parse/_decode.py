@@ -12,7 +12,7 @@ Rules (bash 5.2):
 * ``$'…'`` is ANSI-C decoded; ``$"…"`` is treated as ``"…"`` (no message catalogue);
 * any unquoted or double-quoted expansion makes the word dynamic (``static=False``); its
   source spelling is kept in ``text`` for display;
-* a leading ``~`` or ``~/`` stays literally ``~`` and the word stays static (``paths.py``
+* a leading ``~`` or ``~/`` stays literally ``~`` and the word stays static (``paths/resolve.py``
   expands it); ``~user``, ``~+``, ``~-`` and friends are dynamic;
 * an unquoted ``*``, ``?``, ``[…]``, extglob ``@( !( +(`` or a brace expansion ``{a,b}`` /
   ``{1..3}`` sets ``glob``: bash may turn the word into other words.
@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .._lazyre import lazy_compile
+from ..._lazyre import lazy_compile
+from ..ir import Span, Word
 from ._lex import Opaque
-from .ir import Span, Word
 
 
 class DecodeError(Exception):

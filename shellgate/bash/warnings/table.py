@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from .._record import record
-from .commands.gitglobal import VALUED as GIT_GLOBAL_VALUED
+from ..._record import record
+from ..commands.gitglobal import VALUED as GIT_GLOBAL_VALUED
 
 # --------------------------------------------------------------------------- messages
 
@@ -146,7 +146,7 @@ RULES: tuple[Rule, ...] = (
     _r("disk", "mdadm", "", "erases RAID metadata", any_of="--zero-superblock"),
     _r("disk", "diskutil", "erase*", "erases a disk"),
     _r("disk", "diskutil", "partitionDisk", "changes disk partitions"),
-    # --- databases (SQL text in sqlwarn.py) ---
+    # --- databases (SQL text in sql.py) ---
     _r("db", "dropdb", "", DROPS_DATABASE),
     _r("db", "mysqladmin", "drop", DROPS_DATABASE, anywhere=True),
     _r("db", "rails rake", "db:drop", DROPS_DATABASE, anywhere=True, group="rails"),

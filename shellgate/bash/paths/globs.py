@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from .._record import record
+from ..._record import record
 
 GLOB_CHARS = frozenset("*?[")
 

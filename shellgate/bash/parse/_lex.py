@@ -27,9 +27,9 @@ import bisect
 import re
 from collections.abc import Callable
 
-from .._lazyre import lazy_compile
-from .._record import field, record
-from .ir import Span
+from ..._lazyre import lazy_compile
+from ..._record import field, record
+from ..ir import Span
 
 MASK = "%"
 _META = frozenset(" \t\n;&|<>()")

@@ -9,7 +9,7 @@ fed to a shell on stdin (``curl … | sh``, ``bash <<EOF``, ``echo … | sh``), 
 ``ssh host …``, ``su -c``, ``watch`` and ``docker exec`` / ``kubectl exec``.
 
 A warning never changes a decision (SPEC §3). The table of command forms is
-``warnings_table.py``; the forms that need operands or structure are handled here.
+``table.py``; the forms that need operands or structure are handled here.
 
 Pipelines: the IR marks each stage with ``Via.PIPELINE`` but carries no pipeline id. Stages of
 one pipeline share their ``via`` prefix and parent and are separated in the source by nothing
@@ -21,13 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from .._lazyre import lazy_compile
-from . import warnings_table as T
-from .facts import Reason
-from .ir import Command, CommandKind, Redirect, Script, Span, Via, Word, own_args, words_after
-from .sqlwarn import sql_messages
-from .warnargs import Args, parse_args, prog_name, resolve, rule_matches
-from .warntargets import is_disk, is_temp, setuid, special, world_writable
+from ..._lazyre import lazy_compile
+from ..facts import Reason
+from ..ir import Command, CommandKind, Redirect, Script, Span, Via, Word, own_args, words_after
+from . import table as T
+from .args import Args, parse_args, prog_name, resolve, rule_matches
+from .sql import sql_messages
+from .targets import is_disk, is_temp, setuid, special, world_writable
 
 __all__ = ["warnings", "is_fork_bomb"]
 
@@ -83,7 +83,7 @@ class _Warner:
         """Warnings of a script hidden in text (ssh "…", bash <<EOF, echo … | sh), at ``span``."""
         if self.depth >= _MAX_DEPTH or not text.strip():
             return
-        from .parser import parse
+        from ..parse.parser import parse
 
         sub = _Warner(parse(text), self.depth + 1)
         for r in sub.run():
@@ -641,7 +641,7 @@ def _dotted(node: object) -> str:
 def _find_delete(expr: tuple[Word, ...]) -> Word | None:
     """find's own ``-delete`` in its expression: not the value of a test (``-name -delete``)
     nor a word of an ``-exec`` command (that command is judged on its own)."""
-    from .commands.find import PRIMARIES
+    from ..commands.find import PRIMARIES
 
     k = 0
     while k < len(expr):

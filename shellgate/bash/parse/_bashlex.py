@@ -7,7 +7,7 @@ production list, no code) and hand bashlex a parser built from them. The tables 
 hash of bashlex's ``parser.py`` and ``yacc.py``; on any mismatch (another bashlex version) the
 original, slow path runs, so the result is always bashlex's own parser.
 
-Regenerate after upgrading bashlex: ``python -m shellgate.bash._bashlex --write``.
+Regenerate after upgrading bashlex: ``python -m shellgate.bash.parse._bashlex --write``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .._lazyre import lazy_compile
+from ..._lazyre import lazy_compile
 
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t]+)

@@ -23,15 +23,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .._lazyre import lazy_compile
-from .._record import replace
+from ..._lazyre import lazy_compile
+from ..._record import replace
+from ..commands.wrappers import unwrap
+from ..ir import Assignment, Command, CommandKind, Redirect, Span, Via, Word
 from . import _fast, _lex
 from ._bashlex import load as _load_bashlex
 from ._decode import _PLAIN_WORD as _TEXT_IS_SOURCE  # its text is its source
 from ._decode import DecodeError, decode_word
 from ._lex import LexError, Opaque, Prepass
-from .commands.wrappers import unwrap
-from .ir import Assignment, Command, CommandKind, Redirect, Span, Via, Word
 
 FAST = True            # try the hand-written fast path (_fast.py) before bashlex
 PLAIN = True           # ... and before it, the plain-words path (Walker.plain); needs FAST

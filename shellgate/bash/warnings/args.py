@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
-from .._record import field, record
-from .commands.getopt import Arity, Kind, Option, Syntax, split
-from .ir import Word
-from .warnings_table import Rule
+from ..._record import field, record
+from ..commands.getopt import Arity, Kind, Option, Syntax, split
+from ..ir import Word
+from .table import Rule
 
 
 @record(frozen=False)

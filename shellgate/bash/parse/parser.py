@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..ir import Command, ParseFailure, Script, Span
 from ._lex import LexError, joined, prepass, unjoin
-from .ir import Command, ParseFailure, Script, Span
 from .walk import Unsupported, Walker, respan
 
 MAX_SOURCE = 256 * 1024   # characters; longer commands are refused outright

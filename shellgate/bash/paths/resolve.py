@@ -1,8 +1,8 @@
 """Sensitive paths: which words of a script name a secret (LEAK) or a file that runs code later
 (IMPLANT), after bash would have expanded them.
 
-The tables are in ``pathlists.py`` (which paths) and ``pathroles.py`` (how each command uses
-its words); ``pathscan.py`` finds the path words of a script, ``pathglob.py`` intersects globs.
+The tables are in ``tables.py`` (which paths) and ``roles.py`` (how each command uses
+its words); ``scan.py`` finds the path words of a script, ``globs.py`` intersects globs.
 This module normalises a word the way bash would (``~``, ``$HOME``, relative to the
 live cwd, ``..``, ``//``, braces, globs, existing symlinks) and matches it against the table. A
 ``..`` is taken both as text and the kernel's way, from where a link before it points.
@@ -24,10 +24,10 @@ from contextvars import ContextVar
 from functools import lru_cache
 from operator import attrgetter
 
-from .._record import record
-from .facts import Context, PathClass, PathOp, SensitiveHit
-from .ir import Script, Span
-from .pathglob import (
+from ..._record import record
+from ..facts import Context, PathClass, PathOp, SensitiveHit
+from ..ir import Script, Span
+from .globs import (
     STARSTAR,
     Seg,
     compile_seg,
@@ -37,8 +37,8 @@ from .pathglob import (
     path_intersects,
     seg_regex,
 )
-from .pathlists import RULES, VARIABLE_ROOTS, PathRule
-from .pathroles import Role
+from .roles import Role
+from .tables import RULES, VARIABLE_ROOTS, PathRule
 
 __all__ = ["check_path", "check_search", "scan", "hits_for_text", "expand_variables", "Role"]
 
@@ -1014,7 +1014,7 @@ def _git_implant(path: str, ctx: Context) -> str | None:
     ``config`` and ``hooks`` of a bare repository in the workspace."""
     if not path.startswith("/"):
         return None
-    from .gitconfig import implant_location
+    from ..git.config import implant_location
 
     return implant_location(path, ctx.workspace, ctx.home)
 
@@ -1100,7 +1100,7 @@ def check_search(root: str, below: str, ctx: Context) -> SensitiveHit | None:
 
 @lru_cache(maxsize=1)
 def _scan_script() -> Callable[[Script, Context], tuple[SensitiveHit, ...]]:
-    from .pathscan import scan_script  # the bash side: which words of which commands are paths
+    from .scan import scan_script  # the bash side: which words of which commands are paths
 
     return scan_script
 

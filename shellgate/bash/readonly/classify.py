@@ -45,15 +45,16 @@ import os
 import re
 from pathlib import Path
 
-from .._lazyre import lazy_compile
-from .._record import record, replace
-from . import xargsnames, zsh
-from .commands import expansions, registry
-from .commands.spec import Call, Command, Finding, run_checks
-from .commands.targets import expand_home, resolve, where, worst
-from .facts import Context, Effect, PathOp, Reason, SensitiveHit
-from .ir import Command as IRCommand
-from .ir import CommandKind, Redirect, Script, Via, Word
+from ..._lazyre import lazy_compile
+from ..._record import record, replace
+from ..commands import expansions, registry
+from ..commands.spec import Call, Command, Finding, run_checks
+from ..commands.targets import expand_home, resolve, where, worst
+from ..facts import Context, Effect, PathOp, Reason, SensitiveHit
+from ..ir import Command as IRCommand
+from ..ir import CommandKind, Redirect, Script, Via, Word
+from ..paths import xargsnames
+from . import zsh
 
 _ARITH_CMP = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _INPUT_OPS = frozenset({"<", "<<", "<<-", "<<<"})
@@ -186,7 +187,7 @@ def _rescan(script: Script, ctx: Context, cwds: tuple[Path, ...] | None,
         return ()
     if len(cwds) < 2:
         return ()  # no cd: the scan already ran from the only cwd
-    from . import paths
+    from ..paths import resolve as paths
 
     extra: list[SensitiveHit] = []
     for c in cwds[1:]:
@@ -414,7 +415,7 @@ def _redirect(r: Redirect, call: Call) -> list[Finding]:
 
 def _loopback_only(spec: Command, call: Call) -> bool:
     """The network family's own judgement (loaded already: only its commands have an effect)."""
-    from .commands.network import loopback_only
+    from ..commands.network import loopback_only
 
     return loopback_only(spec, call)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from .._lazyre import lazy_compile
-from .warnings_table import (
+from ..._lazyre import lazy_compile
+from .table import (
     ALTER_DROP,
     DELETES_ALL_ROWS,
     DROPS_DATABASE,

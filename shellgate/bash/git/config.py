@@ -4,7 +4,7 @@ Plain ``git status`` runs a repository's ``core.fsmonitor`` helper, ``git diff``
 ``diff.external`` and textconv drivers, status its clean filters (openai/codex PR 27041,
 Qwen Code issue 8575), and any read form in a partial clone fetches missing objects from the
 promisor remote (running ``core.sshCommand`` or ``remote.<name>.uploadpack``). Which keys run
-what, and in which forms, is the table in ``gitkeys.py``. We find the repository the way git
+what, and in which forms, is the table in ``keys.py``. We find the repository the way git
 does from the working directory (a ``.git`` directory, a ``.git`` file with ``gitdir:`` for
 worktrees and submodules, ``commondir``, or a bare repository directory), then read —
 ourselves, no git process — every file git would:
@@ -43,9 +43,9 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .._record import record
-from . import gitkeys
-from .gitkeys import Runs
+from ..._record import record
+from . import keys as gitkeys
+from .keys import Runs
 
 _MAX_INCLUDE_DEPTH = 10
 _MAX_MODULES = 200

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._record import record
-from .facts import Context, PathClass, PathOp, SensitiveHit
-from .ir import Command, CommandKind
-from .pathroles import Role
+from ..._record import record
+from ..facts import Context, PathClass, PathOp, SensitiveHit
+from ..ir import Command, CommandKind
+from .roles import Role
 
 
 @record
@@ -112,7 +112,7 @@ def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
     base = name.rsplit("/", 1)[-1]
     if base not in _BY_NAME and base != "git":
         return []
-    from .paths import hits_for_text
+    from .resolve import hits_for_text
 
     words, opts = _split(cmd)
     out: list[SensitiveHit] = []
@@ -130,7 +130,7 @@ def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
 
 
 def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
-    from .paths import hits_for_text
+    from .resolve import hits_for_text
 
     texts = [w.text for w in cmd.words]
     i, gitdir = 1, "."
@@ -183,7 +183,7 @@ def _git_call(cmd: Command, ctx: Context) -> tuple[list[Path], bool, str, list[s
     followed), whether another repository or configuration is named (``--git-dir``,
     ``--work-tree``, ``-c``, ``--config-env``), the subcommand and its words; None without a
     subcommand."""
-    from .commands.gitglobal import split_globals
+    from ..commands.gitglobal import split_globals
 
     texts = [w.text for w in cmd.words]
     k, opts = split_globals(cmd.words[1:])
@@ -206,8 +206,8 @@ def _git_runs_configured_programs(cmd: Command, ctx: Context) -> list[SensitiveH
     ``remote.<name>.uploadpack``, an ``ext::`` URL, ``core.fsmonitor`` …) or that brings its own
     hooks would run them with the network on: an implant-class hit on the file that names
     them (op ``EXEC``), so that it is asked about in every mode, never remembered."""
-    from .gitconfig import network_problems
-    from .gitkeys import NETWORK_SUBCOMMANDS
+    from ..git.config import network_problems
+    from ..git.keys import NETWORK_SUBCOMMANDS
 
     call = _git_call(cmd, ctx)
     if call is None or call[2] not in NETWORK_SUBCOMMANDS:
@@ -221,8 +221,8 @@ def _git_runs_configured_programs(cmd: Command, ctx: Context) -> list[SensitiveH
 def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
     """``git config --list``, ``git var -l`` (always); ``git config KEY``, ``git remote -v``,
     ``git remote get-url``, ``git ls-remote --get-url`` (when the config holds a credential)."""
-    from .gitconfig import credential_source
-    from .paths import hits_for_text
+    from ..git.config import credential_source
+    from .resolve import hits_for_text
 
     call = _git_call(cmd, ctx)
     if call is None:

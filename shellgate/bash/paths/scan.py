@@ -4,7 +4,7 @@ paths, and whether each is read or written.
 Operands, option values (``--file=X``, ``-fX``, ``if=X``), ``k=@file`` forms, redirect targets,
 program text of ``python -c`` (quoted paths), the files sed scripts and awk programs name
 (``1r FILE``, ``getline < "FILE"``), and the files some commands touch without naming
-them (``pathimplicit.py``). How each command uses its words is the table in ``pathroles.py``;
+them (``implicit.py``). How each command uses its words is the table in ``roles.py``;
 what a path *is* is decided by ``paths.hits_for_text``.
 """
 
@@ -16,16 +16,17 @@ import os
 import re
 from collections.abc import Iterable
 
-from .._lazyre import lazy_compile
-from .._record import record
+from ..._lazyre import lazy_compile
+from ..._record import record
+from ..commands.getopt import Arity, Kind, Option, Syntax, split, sub_word
+from ..commands.gitglobal import split_globals
+from ..facts import Context, PathClass, PathOp, SensitiveHit
+from ..ir import Command, CommandKind, Script, Span, Via, Word, own_args
 from . import xargsnames
-from .commands.getopt import Arity, Kind, Option, Syntax, split, sub_word
-from .commands.gitglobal import split_globals
 from .envsecrets import env_hits
-from .facts import Context, PathClass, PathOp, SensitiveHit
-from .ir import Command, CommandKind, Script, Span, Via, Word, own_args
-from .pathimplicit import implicit_hits
-from .pathroles import (
+from .implicit import implicit_hits
+from .resolve import candidates, hits_for_text
+from .roles import (
     COMMANDS,
     GIT,
     GIT_DIFF_NO_INDEX,
@@ -39,7 +40,6 @@ from .pathroles import (
     Role,
     git_tree_spec,
 )
-from .paths import candidates, hits_for_text
 
 _INNER_VIAS = frozenset({Via.WRAPPER, Via.SHELL_C, Via.XARGS, Via.FIND_EXEC})
 _PIECES = lazy_compile(r"[,:]")  # the separators of `a:b,c=d` option values
@@ -173,7 +173,7 @@ def _command_hits(cmd: Command, limit: int | None, ctx: Context, dot_rule: bool,
 def _nested_hits(base: str, words: tuple[Word, ...], ctx: Context) -> list[SensitiveHit]:
     """``su -c 'CMD'`` and ``watch 'CMD'`` run a shell string the parser leaves as a word: parse
     it and scan it, reporting at the word."""
-    from .parser import parse
+    from ..parse.parser import parse
 
     if base == "watch":
         code = [w for w in words if not w.text.startswith("-")][-1:] if words else []
@@ -283,8 +283,8 @@ def _syntax(spec: CmdPaths, name: str) -> Syntax:
     got = _SYNTAX.get((id(spec), name))
     if got is not None and got[0] is spec:
         return got[1]
-    from .commands import registry
-    from .commands.spec import Command as Table
+    from ..commands import registry
+    from ..commands.spec import Command as Table
 
     table = registry.lookup(name) if name else None
     ro = table.syntax if isinstance(table, Table) else None
@@ -445,8 +445,8 @@ def _program_hits(language: str, words: list[Word], ctx: Context, dot_rule: bool
     a program that is one expansion (``sed "$S"``), or a file name the program computes
     (``print > $1``), cannot be known here and gives no hit — no claim of safety: the read-only
     check refuses such programs on its own."""
-    from .commands.awk import program_files
-    from .commands.sed import script_files
+    from ..commands.awk import program_files
+    from ..commands.sed import script_files
 
     words = [w for w in words if not w.glob]
     if not words:

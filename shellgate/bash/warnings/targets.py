@@ -9,9 +9,9 @@ import posixpath
 import re
 from pathlib import Path
 
-from . import warnings_table as T
-from .facts import Context, PathClass, PathOp
-from .ir import Word
+from ..facts import Context, PathClass, PathOp
+from ..ir import Word
+from . import table as T
 
 _TEMP_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/", "$TMPDIR/", "${TMPDIR}/",
                "${TMPDIR:-/tmp}/", "${TMPDIR:-/var/tmp}/", "$RUNNER_TEMP/", "${RUNNER_TEMP}/")
@@ -74,7 +74,7 @@ def special(w: Word) -> str | None:
     if stripped in ("*", "./*", ".*", "./.*"):
         return T.DELETES_CWD_ALL
     if w.static or "$HOME" in t or "${HOME}" in t:
-        from .paths import check_path
+        from ..paths.resolve import check_path
 
         hit = check_path(t.replace("${HOME}", "~").replace("$HOME", "~"), PathOp.WRITE, _FAKE_CTX)
         if hit is not None and hit.cls is PathClass.LEAK:

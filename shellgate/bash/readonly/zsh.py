@@ -26,8 +26,8 @@ in URLs), zsh's different word splitting of ``$x`` (a dynamic word is handled as
 
 from __future__ import annotations
 
-from .._lazyre import lazy_compile
-from .ir import Command, Word
+from ..._lazyre import lazy_compile
+from ..ir import Command, Word
 
 _QUALIFIER = lazy_compile(r"[*?+@!]\(")
 _EQUALS = lazy_compile(r"=[A-Za-z0-9_./+-]")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from .._record import record
+from ..._record import record
 
 
 class Role(Enum):
