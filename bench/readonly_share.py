@@ -2,12 +2,12 @@
 
 For every corpus in ``../shared/corpus-data`` (agent-*.jsonl and human-*.jsonl) this prints the
 share of commands classified read-only, the effect distribution, and the top reasons for "not
-read-only", by rule and by command name; at the end, over the agent files (what agents really run), the most frequent command
-*shapes* still asked (``--shapes``, default 50) with the first reason of one example: a shape is
-each command's name (and subcommand, for the tools that have one) and its options, operands
-written ``_`` and globs ``*``, so that ``wc -l a.py`` and ``wc -l b.py`` count as one. The context's cwd, workspace and HOME are scratch
-directories (no git repository, no secrets), so the numbers measure the command tables, not the
-machine.
+read-only", by rule and by command name; at the end, over the agent files (what agents really
+run), the most frequent command *shapes* still asked (``--shapes``, default 50) with the first
+reason of one example: a shape is each command's name (and subcommand, for the tools that have
+one) and its options, operands written ``_`` and globs ``*``, so that ``wc -l a.py`` and
+``wc -l b.py`` count as one. The context's cwd, workspace and HOME are scratch directories (no
+git repository, no secrets), so the numbers measure the command tables, not the machine.
 
     python bench/readonly_share.py [--top 15] [--shapes 50] [--limit N] [--show RULE]
 """
@@ -131,7 +131,8 @@ def main() -> int:
             run(path, ctx, args.top, args.limit, args.show,
                 shapes if path.name.startswith("agent-") else collections.Counter(), why)
         if args.shapes:
-            print(f"\n== the {args.shapes} most frequent shapes still asked (agent files; count, shape, why):")
+            print(f"\n== the {args.shapes} most frequent shapes still asked "
+                  "(agent files; count, shape, why):")
             for sh, k in shapes.most_common(args.shapes):
                 print(f"  {k:6d}  {sh}\n          -> {why.get(sh, '?')}")
     return 0
