@@ -59,6 +59,26 @@ def _click_main(args: list[str]) -> None:
                               help="shellgate config TOML (default: XDG and .shellgate/ files).")
     json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
+    # --ray alone starts Ray here for the run; --ray ADDRESS (or auto) joins a cluster.
+    ray_opt = click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None,
+                           metavar="[ADDRESS]",
+                           help="Run on Ray (pip install 'shellgate[ray]'): alone, a local "
+                                "instance; with an ADDRESS (or 'auto'), that cluster.")
+
+    def _on_ray(job: Any) -> int:
+        from .cluster import RayUnavailable
+
+        try:
+            return job()
+        except RayUnavailable as exc:
+            click.echo(f"shellgate: {exc}", err=True)
+            return 2
+
+    def _ray_batch(jsonl: Any, address: str, **kw: Any) -> int:
+        from .cluster.check import run_batch as ray_batch
+
+        return ray_batch(jsonl, sys.stdout, address=address, **kw)
+
     @click.group(context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(__version__, prog_name="shellgate")
     def cli() -> None:
@@ -75,8 +95,9 @@ def _click_main(args: list[str]) -> None:
                   default=None, help="Batch: JSON lines with a 'cmd' key in, one result per line out.")
     @click.option("--jobs", type=int, default=0, show_default=True,
                   help="Worker processes for --jsonl (0 = one per core).")
+    @ray_opt
     def check(command: str | None, mode: str | None, cwd: str | None, config: str | None,
-              as_json: bool, plan: bool, jsonl: Any, jobs: int) -> None:
+              as_json: bool, plan: bool, jsonl: Any, jobs: int, ray_address: str | None) -> None:
         """Decide one COMMAND (or a batch with --jsonl) without running it.
 
         Exit code: 0 allow, 3 ask, 4 deny (batch: 0)."""
@@ -84,6 +105,11 @@ def _click_main(args: list[str]) -> None:
 
         if (command is None) == (jsonl is None):
             raise click.UsageError("give either COMMAND or --jsonl FILE|-")
+        if ray_address is not None and jsonl is None:
+            raise click.UsageError("--ray needs --jsonl")
+        if ray_address is not None:
+            sys.exit(_on_ray(lambda: _ray_batch(jsonl, ray_address, mode=mode, cwd=cwd,
+                                                config=config, plan=plan, jobs=jobs)))
         if jsonl is not None:
             sys.exit(run_batch(jsonl, sys.stdout, mode=mode, cwd=cwd, config=config, plan=plan,
                                jobs=jobs))
