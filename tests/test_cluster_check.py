@@ -3,6 +3,7 @@ on a real local Ray instance; the driver keeps a bounded number of lines in flig
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -110,7 +111,7 @@ def test_shared_corpus_sample_same_as_jobs(ray_instance, workspace):
     lines: list[str] = []
     for path in sorted(CORPUS_DATA.glob("*.jsonl")):
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            lines += [line.rstrip("\n") for _, line in zip(range(400), f) if line.strip()]
+            lines += [line.rstrip("\n") for line in itertools.islice(f, 400) if line.strip()]
     assert ray_path(lines, workspace, chunk=64) == jobs_path(lines, workspace, 2)
 
 
