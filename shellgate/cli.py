@@ -224,14 +224,33 @@ def _click_main(args: list[str]) -> None:
     @click.option("--dialect", type=click.Choice(FUZZ_DIALECTS), default="bash", show_default=True,
                   help="The reading commands execute under: bash, zsh (the line runs in zsh), "
                        "dash (sh is dash), mawk or gawk (awk is that awk).")
+    @click.option("--resume", is_flag=True,
+                  help="Continue the campaign of --findings FILE: known causes are not reported "
+                       "again, new command streams.")
+    @click.option("--max-commands", type=int, default=None,
+                  help="Stop each worker after this many generated commands (reproducible runs).")
+    @ray_opt
     def fuzz(seconds: float, seed: int, jobs: int, config: str | None,
-             findings: str | None, dialect: str) -> None:
+             findings: str | None, dialect: str, resume: bool, max_commands: int | None,
+             ray_address: str | None) -> None:
         """Generate commands, run every auto-allowed one in a throwaway sandbox, report any
         side effect. Exit 1 when something was found."""
         from .fuzz.campaign import main as fuzz_main
 
-        sys.exit(fuzz_main(seconds=seconds, seed=seed, jobs=jobs, config=config,
-                           findings_path=findings, dialect=dialect))
+        def go(runner: Any = None, engine: str = "") -> int:
+            return fuzz_main(seconds=seconds, seed=seed, jobs=jobs, config=config,
+                             findings_path=findings, dialect=dialect, resume=resume,
+                             max_commands=max_commands, runner=runner, engine=engine)
+
+        if ray_address is None:
+            sys.exit(go())
+
+        def on_ray() -> int:
+            from .cluster.fuzz import make_runner
+
+            return go(make_runner(ray_address), f" on Ray ({ray_address})")
+
+        sys.exit(_on_ray(on_ray))
 
     @cli.command()
     @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
