@@ -42,7 +42,7 @@ def _bash_ok(cmd: str) -> bool:
 
 
 def _parse_one(cmd: str) -> str | None:
-    from shellgate.bash.parser import parse
+    from shellgate.bash.parse.parser import parse
     s = parse(cmd)
     return None if s.error is None else s.error.reason
 

@@ -1,4 +1,4 @@
-"""Parse latency: bare ``bashlex.parse`` versus ``shellgate.bash.parser.parse``.
+"""Parse latency: bare ``bashlex.parse`` versus ``shellgate.bash.parse.parser.parse``.
 
 In-process: medians and p95 (ms) over the corpus commands that bare bashlex accepts, and the
 share of commands our fast path (``_fast.py``) takes without bashlex. Start-up: median wall
@@ -43,8 +43,8 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def in_process(cmds: list[str]) -> None:
-    from shellgate.bash import _fast, walk
-    from shellgate.bash.parser import parse
+    from shellgate.bash.parse import _fast, walk
+    from shellgate.bash.parse.parser import parse
 
     bashlex = walk._bashlex()
     ok: list[str] = []
@@ -84,7 +84,7 @@ def startup(runs: int) -> None:
     progs = {
         "python -c pass": "pass",
         "import bashlex": "import bashlex",
-        "import parser + parse": "from shellgate.bash.parser import parse; parse('ls -la | wc -l')",
+        "import parser + parse": "from shellgate.bash.parse.parser import parse; parse('ls -la | wc -l')",
     }
     with tempfile.TemporaryDirectory() as cache:
         cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -107,8 +107,8 @@ def startup(runs: int) -> None:
 
 
 def check(cmds: list[str]) -> int:
-    from shellgate.bash import walk
-    from shellgate.bash.parser import parse
+    from shellgate.bash.parse import walk
+    from shellgate.bash.parse.parser import parse
 
     bad = 0
     for c in cmds:

@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from shellgate.bash.destructive import warnings
 from shellgate.bash.facts import Context
-from shellgate.bash.parser import parse
-from shellgate.bash.paths import scan
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.paths.resolve import scan
+from shellgate.bash.warnings.destructive import warnings
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "corpus-data"

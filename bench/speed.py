@@ -11,6 +11,11 @@
     the first quarter vs the whole run (flat memory means the two are close).
 
     python bench/speed.py [--runs 21] [--n 2000] [--lines 200000] [--jobs 1,2] [--skip hook,gate,batch]
+                          [--baseline OTHER_CHECKOUT]
+
+``--baseline`` measures another checkout in the same run (``git worktree add /tmp/base main``):
+its hook interleaved with this one's in (a), and (b) in child processes that take turns, three
+rounds each, so that a change is compared with what it changes under the same load.
 
 Needs ../shared/corpus-data/ for (b) and (c); they are skipped with a message without it.
 """
@@ -68,7 +73,7 @@ def bench_env(tmp: str, bytecode: bool) -> dict[str, str]:
 
 # --- (a) hook ------------------------------------------------------------------------------
 
-def hook(runs: int, bytecode: bool) -> None:
+def hook(runs: int, bytecode: bool, baseline: Path | None = None) -> None:
     exe = Path(sys.executable).with_name("shellgate")
     with tempfile.TemporaryDirectory(prefix="shellgate-speed-") as tmp:
         env = bench_env(tmp, bytecode)
@@ -79,19 +84,23 @@ def hook(runs: int, bytecode: bool) -> None:
             "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
             "tool_input": {"command": HOOK_COMMAND, "description": "bench"},
             "tool_use_id": "toolu_bench"})
-        progs: dict[str, tuple[list[str], str]] = {
-            "python -c pass": ([sys.executable, "-c", "pass"], ""),
-            "python -m shellgate hook": ([sys.executable, "-m", "shellgate", "hook", "claude-code"],
-                                         payload),
+        hook_argv = [sys.executable, "-m", "shellgate", "hook", "claude-code"]
+        progs: dict[str, tuple[list[str], str, dict[str, str]]] = {
+            "python -c pass": ([sys.executable, "-c", "pass"], "", env),
+            "python -m shellgate hook": (hook_argv, payload, env),
         }
         if exe.exists():
-            progs["shellgate hook (console script)"] = ([str(exe), "hook", "claude-code"], payload)
+            progs["shellgate hook (console script)"] = ([str(exe), "hook", "claude-code"], payload,
+                                                        env)
+        if baseline is not None:
+            progs["python -m shellgate hook (baseline)"] = (
+                hook_argv, payload, dict(env, PYTHONPATH=str(baseline)))
         times: dict[str, list[float]] = {name: [] for name in progs}
         answer = ""
         for i in range(runs + 1):                      # run 0 warms caches; interleaved
-            for name, (argv, stdin) in progs.items():
+            for name, (argv, stdin, penv) in progs.items():
                 t0 = time.perf_counter()
-                proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env,
+                proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=penv,
                                       cwd=work, check=False)
                 dt = (time.perf_counter() - t0) * 1e3
                 if proc.returncode != 0:
@@ -108,16 +117,44 @@ def hook(runs: int, bytecode: bool) -> None:
         m = statistics.median(ts)
         print(f"    {name:34} median {m:7.1f} ms  p90 {pct(ts, .9):7.1f} ms  "
               f"{m / base:5.2f}x pass  (target <= 2.5x)")
+    if baseline is not None:
+        this = statistics.median(times["python -m shellgate hook"])
+        other = statistics.median(times["python -m shellgate hook (baseline)"])
+        print(f"    this / baseline hook medians {this / other:.3f}x ({this - other:+.1f} ms)")
 
 
 # --- (b) in-process Gate.check ---------------------------------------------------------------
 
-def gate(n: int) -> None:
+def gate_compare(n: int, baseline: Path, rounds: int = 3) -> None:
+    """(b) for this checkout and ``baseline``, in child processes taking turns."""
     if not DATA.is_dir():
         print(f"(b) skipped: no corpus data at {DATA}")
         return
-    sys.path.insert(0, str(ROOT))
-    from shellgate.bash._bashlex import load
+    got: dict[str, list[float]] = {"this": [], "baseline": []}
+    for _ in range(rounds):
+        for label, root in (("this", ROOT), ("baseline", baseline)):
+            proc = subprocess.run([sys.executable, __file__, "--skip", "hook,batch", "--n", str(n),
+                                   "--root", str(root)], capture_output=True, text=True,
+                                  env=dict(os.environ, PYTHONPATH=str(root)), check=True)
+            line = [x for x in proc.stdout.splitlines() if x.startswith("GATE-MEDIAN ")][-1]
+            got[label].append(float(line.split()[1]))
+    print(f"(b) Gate.check median over {n} distinct corpus commands, {rounds} alternating rounds "
+          f"in child processes")
+    for label, ms in got.items():
+        print(f"    {label:9} rounds {' '.join(f'{m:.3f}' for m in ms)} ms  "
+              f"median {statistics.median(ms):.3f} ms")
+    print(f"    this / baseline {statistics.median(got['this']) / statistics.median(got['baseline']):.3f}x")
+
+
+def gate(n: int, root: Path = ROOT) -> None:
+    if not DATA.is_dir():
+        print(f"(b) skipped: no corpus data at {DATA}")
+        return
+    sys.path.insert(0, str(root))
+    try:
+        from shellgate.bash.parse._bashlex import load
+    except ImportError:  # a --baseline checkout from before the bash core's rooms (#18)
+        from shellgate.bash._bashlex import load  # type: ignore[no-redef]
     from shellgate.check import Gate
 
     bashlex = load()
@@ -146,6 +183,7 @@ def gate(n: int) -> None:
     for name, ts in (("bare bashlex.parse", t_bl), ("Gate.check", t_g)):
         print(f"    {name:20} median {statistics.median(ts):6.3f} ms  p90 {pct(ts, .9):6.3f} ms  "
               f"p99 {pct(ts, .99):6.3f} ms  max {max(ts):7.2f} ms")
+    print(f"GATE-MEDIAN {statistics.median(t_g):.4f}")
     print(f"    ratio of medians Gate/bashlex {statistics.median(t_g) / statistics.median(t_bl):.2f}x"
           f" (target <= 1x; p99 target < 5 ms)")
     acc = [(b, g_) for b, g_, k in zip(t_bl, t_g, ok, strict=True) if k]
@@ -230,6 +268,9 @@ def main() -> int:
     ap.add_argument("--jobs", default="1,2", help="comma list of --jobs values for the batch")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="do not cache byte-code for the child processes")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="another checkout to measure in the same run, for (a) and (b)")
+    ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = ap.parse_args()
     skip = set(args.skip.split(","))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -238,9 +279,12 @@ def main() -> int:
     if shutil.which("shellgate") is None:
         print("note: shellgate is not on PATH (pip install -e .)")
     if "hook" not in skip:
-        hook(args.runs, not args.no_bytecode)
+        hook(args.runs, not args.no_bytecode, args.baseline)
     if "gate" not in skip:
-        gate(args.n)
+        if args.baseline is not None:
+            gate_compare(args.n, args.baseline)
+        else:
+            gate(args.n, args.root)
     if "batch" not in skip:
         batch(args.lines, not args.no_bytecode, tuple(int(j) for j in args.jobs.split(",")))
     return 0

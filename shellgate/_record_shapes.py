@@ -301,6 +301,18 @@ def init_attr_n_aaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7):
     self.n7 = _f7() if a7 is _HAS_FACTORY else a7
 
 
+def init_attr_n_aaaaaaaFa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
+    self.n0 = a0
+    self.n1 = a1
+    self.n2 = a2
+    self.n3 = a3
+    self.n4 = a4
+    self.n5 = a5
+    self.n6 = a6
+    self.n7 = _f7() if a7 is _HAS_FACTORY else a7
+    self.n8 = a8
+
+
 def init_attr_n_aaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7):
     self.n0 = a0
     self.n1 = a1
@@ -310,19 +322,6 @@ def init_attr_n_aaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7):
     self.n5 = a5
     self.n6 = a6
     self.n7 = a7
-
-
-def init_attr_n_aaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    self.n0 = a0
-    self.n1 = a1
-    self.n2 = a2
-    self.n3 = a3
-    self.n4 = a4
-    self.n5 = a5
-    self.n6 = a6
-    self.n7 = a7
-    self.n8 = a8
-    self.n9 = a9
 
 
 def init_attr_n_aaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
@@ -337,6 +336,22 @@ def init_attr_n_aaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
     self.n8 = a8
     self.n9 = a9
     self.n10 = a10
+
+
+def init_attr_n_aaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):
+    self.n0 = a0
+    self.n1 = a1
+    self.n2 = a2
+    self.n3 = a3
+    self.n4 = a4
+    self.n5 = a5
+    self.n6 = a6
+    self.n7 = a7
+    self.n8 = a8
+    self.n9 = a9
+    self.n10 = a10
+    self.n11 = a11
+    self.n12 = a12
 
 
 def init_slot_n_a(self, a0):

@@ -196,7 +196,7 @@ def _sensitive_words(words: Iterable[str], cwd: str, home: str | None) -> str:
     directory that holds some (``~``, ``/``), as the dangerous-path branch would see them."""
     from .approval.dangerous import relevant
     from .bash.facts import Context
-    from .bash.paths import Role, hits_for_text
+    from .bash.paths.resolve import Role, hits_for_text
 
     ctx = Context.here(cwd=cwd, workspace=cwd, home=home)
     hits = []

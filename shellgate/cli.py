@@ -59,6 +59,26 @@ def _click_main(args: list[str]) -> None:
                               help="shellgate config TOML (default: XDG and .shellgate/ files).")
     json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
+    # --ray alone starts Ray here for the run; --ray ADDRESS (or auto) joins a cluster.
+    ray_opt = click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None,
+                           metavar="[ADDRESS]",
+                           help="Run on Ray (pip install 'shellgate[ray]'): alone, a local "
+                                "instance; with an ADDRESS (or 'auto'), that cluster.")
+
+    def _on_ray(job: Any) -> int:
+        from .cluster import RayUnavailable
+
+        try:
+            return job()
+        except RayUnavailable as exc:
+            click.echo(f"shellgate: {exc}", err=True)
+            return 2
+
+    def _ray_batch(jsonl: Any, address: str, **kw: Any) -> int:
+        from .cluster.check import run_batch as ray_batch
+
+        return ray_batch(jsonl, sys.stdout, address=address, **kw)
+
     @click.group(context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(__version__, prog_name="shellgate")
     def cli() -> None:
@@ -75,8 +95,9 @@ def _click_main(args: list[str]) -> None:
                   default=None, help="Batch: JSON lines with a 'cmd' key in, one result per line out.")
     @click.option("--jobs", type=int, default=0, show_default=True,
                   help="Worker processes for --jsonl (0 = one per core).")
+    @ray_opt
     def check(command: str | None, mode: str | None, cwd: str | None, config: str | None,
-              as_json: bool, plan: bool, jsonl: Any, jobs: int) -> None:
+              as_json: bool, plan: bool, jsonl: Any, jobs: int, ray_address: str | None) -> None:
         """Decide one COMMAND (or a batch with --jsonl) without running it.
 
         Exit code: 0 allow, 3 ask, 4 deny (batch: 0)."""
@@ -84,6 +105,11 @@ def _click_main(args: list[str]) -> None:
 
         if (command is None) == (jsonl is None):
             raise click.UsageError("give either COMMAND or --jsonl FILE|-")
+        if ray_address is not None and jsonl is None:
+            raise click.UsageError("--ray needs --jsonl")
+        if ray_address is not None:
+            sys.exit(_on_ray(lambda: _ray_batch(jsonl, ray_address, mode=mode, cwd=cwd,
+                                                config=config, plan=plan, jobs=jobs)))
         if jsonl is not None:
             sys.exit(run_batch(jsonl, sys.stdout, mode=mode, cwd=cwd, config=config, plan=plan,
                                jobs=jobs))
@@ -198,14 +224,33 @@ def _click_main(args: list[str]) -> None:
     @click.option("--dialect", type=click.Choice(FUZZ_DIALECTS), default="bash", show_default=True,
                   help="The reading commands execute under: bash, zsh (the line runs in zsh), "
                        "dash (sh is dash), mawk or gawk (awk is that awk).")
+    @click.option("--resume", is_flag=True,
+                  help="Continue the campaign of --findings FILE: known causes are not reported "
+                       "again, new command streams.")
+    @click.option("--max-commands", type=int, default=None,
+                  help="Stop each worker after this many generated commands (reproducible runs).")
+    @ray_opt
     def fuzz(seconds: float, seed: int, jobs: int, config: str | None,
-             findings: str | None, dialect: str) -> None:
+             findings: str | None, dialect: str, resume: bool, max_commands: int | None,
+             ray_address: str | None) -> None:
         """Generate commands, run every auto-allowed one in a throwaway sandbox, report any
         side effect. Exit 1 when something was found."""
         from .fuzz.campaign import main as fuzz_main
 
-        sys.exit(fuzz_main(seconds=seconds, seed=seed, jobs=jobs, config=config,
-                           findings_path=findings, dialect=dialect))
+        def go(runner: Any = None, engine: str = "") -> int:
+            return fuzz_main(seconds=seconds, seed=seed, jobs=jobs, config=config,
+                             findings_path=findings, dialect=dialect, resume=resume,
+                             max_commands=max_commands, runner=runner, engine=engine)
+
+        if ray_address is None:
+            sys.exit(go())
+
+        def on_ray() -> int:
+            from .cluster.fuzz import make_runner
+
+            return go(make_runner(ray_address), f" on Ray ({ray_address})")
+
+        sys.exit(_on_ray(on_ray))
 
     @cli.command()
     @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,

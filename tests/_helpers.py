@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from conftest import CORPUS_DATA
 
-from shellgate.bash import walk
 from shellgate.bash.ir import Script
-from shellgate.bash.parser import parse
+from shellgate.bash.parse import walk
+from shellgate.bash.parse.parser import parse
 from shellgate.permission import DecisionKind
 
 BASH = shutil.which("bash")

@@ -108,7 +108,7 @@ def test_cli_wiring(tmp_path):
 
 
 def test_scanner_failure_refuses(monkeypatch, tmp_path):
-    import shellgate.bash.paths as paths
+    import shellgate.bash.paths.resolve as paths
 
     def broken(*a, **k):
         raise RuntimeError("moved")

@@ -11,10 +11,10 @@ from conftest import CORPUS
 
 from shellgate._record import replace
 from shellgate.approval.classifier import readonly_commands, write_paths
-from shellgate.bash import readonly
 from shellgate.bash.analysis import analyse
 from shellgate.bash.commands.spec import Call
 from shellgate.bash.facts import Context
+from shellgate.bash.readonly import classify as readonly
 
 TABLES = ("readonly.jsonl", "not_readonly.jsonl", "capability.jsonl", "write_paths.jsonl",
           "paths_bash.jsonl", "warn.jsonl", "parse_constructs.jsonl")

@@ -149,7 +149,7 @@ def test_write_targets_reach_the_chain(tmp_path, cmd, mode, expected):
 
 
 def test_write_targets_survive_a_broken_bash_core(monkeypatch, tmp_path):
-    import shellgate.bash.readonly as readonly
+    import shellgate.bash.readonly.classify as readonly
 
     def broken(script, ctx):
         raise RuntimeError("moved")

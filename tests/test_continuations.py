@@ -17,7 +17,7 @@ from _helpers import BASH, bash_rejects, missed_calls
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
 
 # one snippet per context: unquoted, double quotes, ${…}, $((…)), $[…], backticks (plain and in
 # double quotes), here-doc bodies (unquoted and quoted delimiters), comments, single quotes,

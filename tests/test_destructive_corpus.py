@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import load
 
-from shellgate.bash.destructive import warnings
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.warnings.destructive import warnings
 
 WARN = load("warn.jsonl")
 NOWARN = load("nowarn.jsonl")

@@ -8,10 +8,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash import warnings_table as T
-from shellgate.bash.destructive import _pipelines, warnings
 from shellgate.bash.ir import Command, Script, Via, Word
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.warnings import table as T
+from shellgate.bash.warnings.destructive import _pipelines, warnings
 
 
 def _cmd(src: str, start: int, text: str, via: tuple[Via, ...] = (Via.TOP,),

@@ -35,11 +35,13 @@ from hypothesis import strategies as st
 
 from shellgate._record import replace
 from shellgate.approval.classifier import readonly_commands, write_paths
-from shellgate.bash import paths, pathscan, walk
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
 from shellgate.bash.ir import Script
-from shellgate.bash.parser import parse
+from shellgate.bash.parse import walk
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.paths import resolve as paths
+from shellgate.bash.paths import scan as pathscan
 from shellgate.check import Gate
 
 # --------------------------------------------------------------------------- switches

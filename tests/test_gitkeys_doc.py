@@ -1,4 +1,4 @@
-"""The program-key table (shellgate/bash/gitkeys.py) against the installed git's documentation.
+"""The program-key table (shellgate/bash/git/keys.py) against the installed git's documentation.
 
 ``git help -m config`` is git-config(1): its Variables section lists every documented key with
 a description. Every key whose description mentions a program, command, shell, helper,
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from shellgate.bash import gitkeys
+from shellgate.bash.git import keys as gitkeys
 
 GIT = shutil.which("git")
 _MENTIONS = re.compile(r"\b(?:program|command|shell|helper|executable|hook|script)s?\b", re.I)
@@ -101,7 +101,7 @@ def test_every_documented_program_mention_is_classified(program_mentions: list[s
     assert len(program_mentions) > 50
     missing = sorted({n for n in program_mentions if gitkeys.classified(n) is None})
     assert not missing, ("documented keys that mention a program and are in neither table of "
-                         f"shellgate/bash/gitkeys.py: {missing}")
+                         f"shellgate/bash/git/keys.py: {missing}")
 
 
 def test_the_documented_program_keys_are_program_keys(program_mentions: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""Real git is the oracle for the program-key table (shellgate/bash/gitkeys.py).
+"""Real git is the oracle for the program-key table (shellgate/bash/git/keys.py).
 
 Each line of corpus/gitkeys_oracle.jsonl sets one key (with whatever it needs) to a program that
 touches a canary file, in a real repository built here; every read form of
@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 from conftest import load
 
-from shellgate.bash import gitkeys
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
+from shellgate.bash.git import keys as gitkeys
 
 GIT = shutil.which("git")
 LINES = load("gitkeys_oracle.jsonl")

@@ -357,7 +357,7 @@ def test_the_sandbox_protects_what_the_classifier_calls_an_implant(tmp_path):
     read-only in the sandbox, and every path the sandbox protects is an implant to the
     classifier (so a hook's Write tool is refused the same paths)."""
     from shellgate.bash.facts import Context, PathClass, PathOp
-    from shellgate.bash.paths import check_path
+    from shellgate.bash.paths.resolve import check_path
     from shellgate.sandbox.locations import PROTECTED_NAMES, build_policy
 
     world = make_world(tmp_path)

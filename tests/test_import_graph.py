@@ -6,6 +6,11 @@ The graph is read with ``ast`` from every module: imports at module level make t
 (an import inside a function runs later, when every module is complete); every import, lazy
 ones included, counts for the layers. An edge from a module to one of its own packages is not
 a circle: Python runs a package's ``__init__`` before any module in it.
+
+Inside the bash core the rooms (``shellgate/bash/*/`` and the few modules beside them) are in
+one order, :data:`BASH_ROOMS`: a module imports at module level only from its own room or an
+earlier one, so the rooms form no circle either; an import inside a function may reach a later
+room only where :data:`LAZY_UP` says why.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ ALLOWED: dict[str, set[str]] = {
     "checkcli": {"check", "render", "approval"},
     "fuzz": {"bash", "permission", "sandbox", "check"},
     "integrations": {"bash", "permission", "approval", "sandbox", "tools", "check", "config"},
-    "cli": {"auditcli", "checkcli", "fuzz", "integrations", "render", "tools"},
+    "cluster": {"check", "checkcli", "fuzz", "sandbox", "integrations"},
+    "cli": {"auditcli", "checkcli", "fuzz", "integrations", "render", "tools", "cluster"},
     "__main__": {"cli"},
     "_record": set(),
     "_record_shapes": set(),
@@ -43,6 +49,19 @@ ALLOWED: dict[str, set[str]] = {
     "_jsonc": set(),
     "limits": set(),
     "(root)": {"check", "tools"},
+}
+
+
+# The bash core's rooms, each importing only from the ones before it (see the package docstring
+# of ``shellgate.bash``): the records first, the entry last.
+BASH_ROOMS = ("ir", "facts", "git", "commands", "parse", "paths", "readonly", "warnings", "never",
+              "analysis")
+
+# Imports inside a function that reach a later room, and why they may.
+LAZY_UP = {
+    # A command's table resolves an operand to the paths it may name (``spec.Call.paths``,
+    # ``targets.resolve``) with the path scanner's own normalisation, only while checking.
+    ("commands", "paths"),
 }
 
 
@@ -176,3 +195,47 @@ def test_the_bash_core_knows_nothing_of_modes():
     for m in MODULES:
         if _part(m) == "bash":
             assert not {_part(t) for t in _imports(m, top_level_only=False)} - {"bash"} - SHARED, m
+
+
+def _room(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "bash" else None
+
+
+def test_every_bash_module_is_in_a_room():
+    loose = sorted(m for m in MODULES if _room(m) is not None and _room(m) not in BASH_ROOMS)
+    assert loose == [], "a new room or a loose module in shellgate/bash: add it to BASH_ROOMS"
+
+
+def _room_order_errors(edges: dict[str, tuple[set[str], set[str]]]) -> list[str]:
+    """``edges``: module -> (its module-level imports, all its imports)."""
+    rank = {r: i for i, r in enumerate(BASH_ROOMS)}
+    wrong = []
+    for m, (top, every) in edges.items():
+        room = _room(m)
+        if room is None:
+            continue
+        for t in sorted(every):
+            troom = _room(t)
+            if troom is None or rank[troom] <= rank[room]:
+                continue
+            if t in top or (room, troom) not in LAZY_UP:
+                wrong.append(f"{m} ({room}) imports {t} ({troom}){'' if t in top else ' lazily'}")
+    return wrong
+
+
+def test_the_bash_rooms_import_in_one_order():
+    edges = {m: (_imports(m, top_level_only=True), _imports(m, top_level_only=False))
+             for m in MODULES if _room(m) is not None}
+    assert _room_order_errors(edges) == []
+
+
+def test_the_room_order_check_sees_a_wrong_edge():
+    walk, spec = "shellgate.bash.parse.walk", "shellgate.bash.commands.spec"
+    paths, ir = "shellgate.bash.paths.resolve", "shellgate.bash.ir"
+    assert _room_order_errors({walk: ({spec, ir}, {spec, ir})}) == []
+    assert _room_order_errors({spec: ({walk}, {walk})}) == [
+        f"{spec} (commands) imports {walk} (parse)"]
+    assert _room_order_errors({spec: (set(), {paths})}) == []          # allowed in LAZY_UP
+    assert _room_order_errors({spec: ({paths}, {paths})}) != []        # but not at module level
+    assert _room_order_errors({ir: (set(), {walk})}) == [f"{ir} (ir) imports {walk} (parse) lazily"]

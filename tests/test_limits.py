@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shellgate import limits
-from shellgate.bash import destructive
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.warnings import destructive
 from shellgate.check import Gate
 from shellgate.checkcli import check_lines
 from shellgate.permission.subject import rough_segments, rough_split

@@ -6,15 +6,16 @@ from __future__ import annotations
 import pytest
 from conftest import load
 
-from shellgate.bash import pathscan, warnargs
-from shellgate.bash import warnings_table as T
 from shellgate.bash.commands import registry
 from shellgate.bash.commands.getopt import Arity, Kind, Option, Syntax, split
 from shellgate.bash.commands.gitglobal import GLOBAL, split_globals
 from shellgate.bash.commands.spec import Command, read_args
 from shellgate.bash.ir import Word
-from shellgate.bash.parser import parse
-from shellgate.bash.pathroles import COMMANDS
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.paths import scan as pathscan
+from shellgate.bash.paths.roles import COMMANDS
+from shellgate.bash.warnings import args as warnargs
+from shellgate.bash.warnings import table as T
 
 CASES = load("option_readings.jsonl")
 

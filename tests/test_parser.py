@@ -7,7 +7,7 @@ import pytest
 from conftest import load
 
 from shellgate.bash.ir import Command, CommandKind, Via
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
 
 CASES = load("parse_constructs.jsonl")
 

@@ -11,8 +11,8 @@ from conftest import CORPUS_DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash import _fast, walk
 from shellgate.bash.ir import Script
+from shellgate.bash.parse import _fast, walk
 
 STRIDE = 25   # every 25th corpus command (~2,200); bench/parse_speed.py --check runs them all
 
@@ -54,7 +54,7 @@ def test_fast_path_matches_bashlex_generated(src: str) -> None:
 
 def test_shipped_bashlex_tables_are_current() -> None:
     """_bashlex_tables.json equals what this bashlex builds itself (else regenerate it)."""
-    from shellgate.bash import _bashlex
+    from shellgate.bash.parse import _bashlex
 
     fresh = json.loads(_bashlex.build_tables())
     shipped = json.loads(_bashlex.TABLES.read_text(encoding="utf-8"))

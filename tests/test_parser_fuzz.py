@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shellgate.bash.ir import Script
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
 
 _ATOMS = [
     " ", "\n", "\t", ";", "&", "&&", "||", "|", "|&", "(", ")", "{", "}", "((", "))", "[[", "]]",

@@ -10,8 +10,8 @@ from conftest import CORPUS_DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash import walk
 from shellgate.bash.ir import Script
+from shellgate.bash.parse import walk
 
 
 def both(src: str) -> tuple[Script, Script, bool]:
@@ -59,7 +59,7 @@ def test_plain_path_matches_full_path_on_cases(src: str) -> None:
 
 
 def test_plain_text_is_the_decoders_plain_word() -> None:
-    from shellgate.bash import _decode
+    from shellgate.bash.parse import _decode
 
     assert walk._TEXT_IS_SOURCE is _decode._PLAIN_WORD  # one pattern, not a copy that can drift
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import CORPUS_DATA
 
 from shellgate.bash.ir import CommandKind, Script, Via
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
 
 SHFMT = shutil.which("shfmt")
 SAMPLE_PER_CORPUS = 80

@@ -1,6 +1,6 @@
 """The sensitive-path scanner's fast paths give the answers of the general ones.
 
-Each shortcut in ``paths.py`` is checked against the slow computation it replaces: the literal
+Each shortcut in ``paths/resolve.py`` is checked against the slow computation it replaces: the literal
 index and its head/tail prefilter against matching every rule, the plain-word path against
 ``candidates``, the per-scan directory walk (``_real``) against ``os.path.realpath`` on a real
 filesystem with symlinks, and the scan as a whole on symlinks that lead to secrets.
@@ -18,11 +18,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from shellgate.bash import paths, pathscan
 from shellgate.bash.facts import Context, PathClass, PathOp
-from shellgate.bash.parser import parse
-from shellgate.bash.pathglob import STARSTAR, compile_seg, has_glob, literal_ends, seg_regex
-from shellgate.bash.pathroles import COMMANDS, Role
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.paths import resolve as paths
+from shellgate.bash.paths import scan as pathscan
+from shellgate.bash.paths.globs import STARSTAR, compile_seg, has_glob, literal_ends, seg_regex
+from shellgate.bash.paths.roles import COMMANDS, Role
 
 HOME = "/home/tester"
 CTX = Context(cwd=Path("/srv/ws/proj"), workspace=Path("/srv/ws/proj"), home=Path(HOME))

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from conftest import load
 
-from shellgate.bash import paths
 from shellgate.bash.facts import Context, PathOp
-from shellgate.bash.parser import parse
-from shellgate.bash.readonly import candidate_cwds
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.paths import resolve as paths
+from shellgate.bash.readonly.classify import candidate_cwds
 from shellgate.check import Gate
 
 CASES = load("paths_links.jsonl")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import load
 
-from shellgate.bash import paths
 from shellgate.bash.facts import Context, PathOp
+from shellgate.bash.paths import resolve as paths
 from shellgate.check import Gate
 
 CASES = load("paths_proc.jsonl")

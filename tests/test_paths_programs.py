@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from shellgate.approval import load_engine
-from shellgate.bash import paths
 from shellgate.bash.commands.awk import program_files
 from shellgate.bash.commands.sed import script_files
 from shellgate.bash.facts import Context, PathClass, PathOp
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.paths import resolve as paths
 
 CTX = Context(cwd=Path("/srv/ws/proj"), workspace=Path("/srv/ws/proj"), home=Path("/home/tester"))
 R, W = PathOp.READ, PathOp.WRITE

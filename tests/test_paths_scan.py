@@ -11,9 +11,9 @@ from conftest import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash import paths
 from shellgate.bash.facts import Context, PathClass, PathOp
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
+from shellgate.bash.paths import resolve as paths
 
 CTX = Context(cwd=Path("/srv/ws/proj"), workspace=Path("/srv/ws/proj"), home=Path("/home/tester"))
 CASES = load("paths_bash.jsonl")

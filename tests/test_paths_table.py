@@ -9,9 +9,9 @@ from conftest import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.bash import paths
 from shellgate.bash.facts import Context, PathClass, PathOp
-from shellgate.bash.pathlists import RULES
+from shellgate.bash.paths import resolve as paths
+from shellgate.bash.paths.tables import RULES
 
 CTX = Context(cwd=Path("/srv/ws/proj"), workspace=Path("/srv/ws/proj"), home=Path("/home/tester"))
 CASES = load("paths.jsonl")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import load
 
-from shellgate.bash import paths
 from shellgate.bash.facts import PathClass
+from shellgate.bash.paths import resolve as paths
 from shellgate.check import Gate
 
 CASES = load("paths_walks.jsonl")

@@ -14,7 +14,7 @@ import pytest
 from _helpers import Approver
 from conftest import load
 
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
 from shellgate.permission import (
     LIMITED_CHOICES,
     Approval,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from shellgate.bash import gitconfig
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
+from shellgate.bash.git import config as gitconfig
 
 
 def _git(*args: str, cwd: Path, home: Path) -> None:

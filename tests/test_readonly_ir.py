@@ -5,8 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from shellgate.bash.facts import Context, Effect, PathClass, PathOp, SensitiveHit
-from shellgate.bash.ir import Assignment, Command, CommandKind, ParseFailure, Redirect, Script, Via, Word
-from shellgate.bash.readonly import classify
+from shellgate.bash.ir import (
+    Assignment,
+    Command,
+    CommandKind,
+    ParseFailure,
+    Redirect,
+    Script,
+    Via,
+    Word,
+)
+from shellgate.bash.readonly.classify import classify
 
 CTX = Context(cwd=Path("/nonexistent/ws"), workspace=Path("/nonexistent/ws"), home=Path("/nonexistent/h"))
 

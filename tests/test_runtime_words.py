@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import load
 
-from shellgate.bash.parser import parse
+from shellgate.bash.parse.parser import parse
 from shellgate.check import Gate
 
 CASES = load("runtime_words.jsonl")

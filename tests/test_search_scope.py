@@ -8,7 +8,7 @@ import pytest
 
 from shellgate.approval.classifier import search_scope
 from shellgate.bash.facts import Context
-from shellgate.bash.paths import check_search
+from shellgate.bash.paths.resolve import check_search
 from shellgate.permission.pattern import PathPattern
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import load
 
-from shellgate.bash.envsecrets import SECRET_ENV_NAMES, expanded_names, secret_pattern
 from shellgate.bash.facts import PathClass
+from shellgate.bash.paths.envsecrets import SECRET_ENV_NAMES, expanded_names, secret_pattern
 from shellgate.check import Gate
 
 CASES = load("secrets_env.jsonl")

@@ -101,13 +101,13 @@ def test_the_hook_imports_no_start_up_baggage(tmp_path, command: str) -> None:
     assert json.loads(res["answer"])["hookSpecificOutput"]["permissionDecision"] in ("allow", "ask",
                                                                                    "deny")
     new = set(res["new"])
-    assert "shellgate.bash.parser" in new  # the probe did see the hook's imports
+    assert "shellgate.bash.parse.parser" in new  # the probe did see the hook's imports
     assert not new & set(NOT_AT_STARTUP), sorted(new & set(NOT_AT_STARTUP))
 
 
 # What only a Bash call needs: a Read/Edit call is decided by the path table alone.
-BASH_ONLY = ("shellgate.bash.analysis", "shellgate.bash.parser", "shellgate.bash.readonly",
-             "shellgate.bash.destructive", "shellgate.bash.commands.spec",
+BASH_ONLY = ("shellgate.bash.analysis", "shellgate.bash.parse.parser", "shellgate.bash.readonly.classify",
+             "shellgate.bash.warnings.destructive", "shellgate.bash.commands.spec",
              "shellgate.bash.commands.registry")
 
 
@@ -122,7 +122,7 @@ def test_a_file_tool_call_loads_no_bash_analysis(tmp_path, tool: str, tool_input
     got = subprocess.run([sys.executable, "-c", PROBE, payload], capture_output=True, text=True,
                          env=_env(tmp_path), cwd=tmp_path, check=True, timeout=120)
     res = json.loads(got.stdout)
-    assert res["code"] == 0 and "shellgate.bash.paths" in res["new"]  # the probe saw the gate
+    assert res["code"] == 0 and "shellgate.bash.paths.resolve" in res["new"]  # the probe saw the gate
     assert not set(res["new"]) & set(BASH_ONLY), sorted(set(res["new"]) & set(BASH_ONLY))
 
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from shellgate._record import fields, replace
 from shellgate.approval.classifier import classify_bash
-from shellgate.bash import readonly
 from shellgate.bash.facts import Context
+from shellgate.bash.readonly import classify as readonly
 from shellgate.permission import Capability, Decision, DecisionKind, Metadata, Request
 from shellgate.permission import engine as perm_engine
 from shellgate.permission.rules import RuleAction, RuleSet, parse_rule

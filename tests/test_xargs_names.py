@@ -1,5 +1,5 @@
 """``find D … | xargs R …`` is read-only when the names xargs appends are proved plain file
-names below D and no secret lies there (``shellgate/bash/xargsnames.py``; #17). Each row of
+names below D and no secret lies there (``shellgate/bash/paths/xargsnames.py``; #17). Each row of
 ``corpus/xargs_names.jsonl`` builds its tree, checks the verdict, and runs the read-only ones
 for real: they must print no canary and change nothing.
 """

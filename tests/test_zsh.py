@@ -4,7 +4,7 @@ run that shellgate does not list, with zsh's defaults or with ``extendedglob``.
 Commands are ``echo``/``ls`` with words drawn from zsh's expansions that bash reads otherwise
 (glob qualifiers, ``=cmd``, ``$~x``, modifiers, ``^``) and their quoted spellings. Each runs as
 ``zsh -f -c`` (no rc files) in a directory holding one file, PATH holding only recording stubs.
-The rule is ``shellgate/bash/zsh.py``; hand-written rows are in corpus/not_readonly.jsonl
+The rule is ``shellgate/bash/readonly/zsh.py``; hand-written rows are in corpus/not_readonly.jsonl
 (class ``dialect-zsh``) and corpus/readonly.jsonl.
 """
 

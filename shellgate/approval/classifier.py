@@ -124,7 +124,7 @@ def search_scope(root: str, globs: Iterable[str]) -> list[tuple[str, str]]:
     absolute or ``~`` glob, or one whose literal head leaves ``root`` (``../x/*``), is rooted
     where its literal head leads; a plain name (``docs/``, ``README.md``) may be a directory,
     so all below it counts; a ``..`` after a wildcard reads everything from ``/``."""
-    from ..bash.pathglob import expand_braces, has_glob
+    from ..bash.paths.globs import expand_braces, has_glob
 
     pieces: list[str] = []
     for g in globs:
@@ -306,7 +306,7 @@ def _cwds(analysis: Any, ctx: Context) -> Any:
     checks = getattr(analysis, "checks", None)
     if checks is not None:
         return checks.cwds
-    from ..bash import readonly
+    from ..bash.readonly import classify as readonly
 
     return readonly.candidate_cwds(analysis.script, ctx)
 
@@ -332,8 +332,8 @@ def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
         return frozenset(range(len(cmds)))
     if len(cmds) == 1 or any(h.span is None for h in analysis.sensitive):
         return frozenset()
-    from ..bash import readonly
     from ..bash.commands.spec import Call
+    from ..bash.readonly import classify as readonly
 
     try:
         checks = getattr(analysis, "checks", None)

@@ -54,7 +54,7 @@ def dangerous_hits(tool: str, args: Any, ctx: Context, analysis: Any = None) -> 
     accesses = file_paths(tool, args)
     if not accesses:
         return []
-    from ..bash.paths import check_path, check_search
+    from ..bash.paths.resolve import check_path, check_search
 
     hits = []
     for a in accesses:  # a search is checked over the tree it reads, as `grep -r` is

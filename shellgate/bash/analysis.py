@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from .._record import record
-from . import destructive, paths, readonly
 from .facts import Context, Effect, Reason, SensitiveHit
 from .ir import Script
-from .parser import parse
-from .readonly import CommandChecks
+from .parse.parser import parse
+from .paths import resolve as paths
+from .readonly import classify as readonly
+from .readonly.classify import CommandChecks
+from .warnings import destructive
 
 
 @record

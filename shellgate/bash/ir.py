@@ -1,6 +1,6 @@
 """The IR of a bash command string: every command bash would execute, flattened.
 
-The parser (``parser.py``) produces a :class:`Script`; the walker (``walk.py``) fills
+The parser (``parse/parser.py``) produces a :class:`Script`; the walker (``parse/walk.py``) fills
 ``Script.commands`` with one :class:`Command` per command bash may start — top-level ones,
 nested ones (substitutions, here-doc bodies, ``${x:-$(…)}``, arithmetic), and the inner
 commands of wrappers (``sudo``, ``xargs``, ``find -exec``, ``bash -c``, ``eval`` …).

@@ -122,8 +122,8 @@ def find(script: Script, ctx: Context, off: Iterable[str] = ()) -> NeverHit | No
 
 def _hits(script: Script, ctx: Context, entries: list[Entry]) -> Iterator[NeverHit]:
     from .commands.spec import Call
-    from .readonly import candidate_cwds
-    from .warnargs import prog_name, resolve
+    from .readonly.classify import candidate_cwds
+    from .warnings.args import prog_name, resolve
 
     cwds: tuple | None | bool = False  # computed on the first command that needs it
     for i, cmd in enumerate(script.commands):
@@ -150,7 +150,7 @@ Match = tuple[str, Span | None] | None
 
 
 def _recursive(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Match:
-    from .warnargs import parse_args
+    from .warnings.args import parse_args
 
     a = parse_args(words)
     if not (a.has("-r") or a.has("-R") or a.has("--recursive")):
@@ -217,7 +217,7 @@ def _device_write(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> M
 
 
 def _fork_bomb(e: Entry, call: Call, prog: str, words: tuple[Word, ...]) -> Match:
-    from .destructive import is_fork_bomb
+    from .warnings.destructive import is_fork_bomb
 
     if is_fork_bomb(call.script, call.index):
         return f"the function `{call.command.name}` starts itself in the background", \
@@ -232,7 +232,7 @@ _MATCHERS: dict[str, Callable[[Entry, Call, str, tuple[Word, ...]], Match]] = {
 
 
 def _is_device(text: str) -> bool:
-    from .warntargets import is_disk
+    from .warnings.targets import is_disk
 
     return bool(text) and is_disk(posixpath.normpath(text))
 
@@ -242,7 +242,7 @@ def _place(path: str, ctx: Context) -> str | None:
     catastrophe: the root, a top-level directory (not ``/tmp``), the home directory or one
     above it, a directory above the workspace. ``D/*`` counts as ``D``; a glob over ``/``'s
     entries (``/u*``) as a top-level directory."""
-    from .pathglob import has_glob
+    from .paths.globs import has_glob
 
     path = "/" + path.lstrip("/")  # `//` is the root too (POSIX normpath keeps two slashes)
     parts = path.split("/")

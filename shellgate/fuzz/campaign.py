@@ -49,6 +49,7 @@ def seed_dirs() -> list[Path]:
 @record(frozen=False, slots=False)
 class Stats:
     generated: int = 0
+    checked: int = 0          # gate checks (the generated commands, and minimization's)
     allowed: int = 0
     executed: int = 0
     timeouts: int = 0
@@ -77,6 +78,15 @@ class WorkerSpec:
     max_tests: int = MINIMIZE_TESTS
     max_commands: int | None = None   # stop after this many generated commands (tests, benches)
     dialect: str = "bash"             # a key of dialects.DIALECTS
+    round: int = 0                    # a resumed campaign's round: fresh streams, same seed
+    known: tuple[tuple[str, str], ...] = ()   # (kind, cause) already found: never reported again
+
+
+def stream_seed(seed: int, index: int, round: int = 0) -> str:
+    """The generator seed of partition ``index``: a campaign is the same commands whatever runs
+    it (processes or Ray, this machine or a cluster) for the same seed and partition count. A
+    resumed campaign's later rounds get new streams (round 0 keeps the historical spelling)."""
+    return f"{seed}/{index}" if round == 0 else f"{seed}/{index}/r{round}"
 
 
 def default_gate(oracle: Oracle, mode: str, config: str | None) -> Any:
@@ -127,9 +137,12 @@ class _Worker:
         self.oracle = oracle
         material = spec.material
         material.home, material.workspace = str(oracle.home), str(oracle.workspace)
-        gen = generators.Generator(material, generators.SeededRng(f"{spec.seed}/{spec.index}"),
+        gen = generators.Generator(material,
+                                   generators.SeededRng(stream_seed(spec.seed, spec.index, spec.round)),
                                    focus=DIALECTS[spec.dialect].focus)
         self.universes = material.universes
+        for kind, cause in spec.known:
+            self.known.append((kind, frozenset(cause.split(":", 1)[-1].split())))
         last = time.monotonic()
         while time.time() < spec.deadline:
             if spec.max_commands is not None and self.stats_total >= spec.max_commands:
@@ -159,6 +172,7 @@ class _Worker:
                 last = time.monotonic()
 
     def _check(self, cmd: str) -> Any:
+        self.stats.checked += 1
         try:
             return self.gate.check(cmd, cwd=self.oracle.workspace)
         except Exception as exc:  # the gate must never raise: that is a bug worth reporting
@@ -207,6 +221,7 @@ class _Worker:
             "from": g.seed,
             "seed": self.spec.seed,
             "worker": self.spec.index,
+            "round": self.spec.round,
             "dialect": self.spec.dialect,
             "world": {"workspace": str(self.oracle.workspace), "home": str(self.oracle.home)},
         }))
@@ -237,74 +252,131 @@ class Result:
     fatal: list[str]
     seconds: float
     dialect: str = "bash"
+    nodes: dict[str, Stats] = field(default_factory=dict)   # node name -> its workers' stats
+    stopped: bool = False                                    # interrupted (Ctrl-C) before the end
+
+
+def worker_specs(seconds: float, seed: int, partitions: int, config: str | None, mode: str,
+                 timeout: float, material: generators.Material | None,
+                 gate_factory: Callable[[Oracle, str, str | None], Any] | None = None,
+                 max_commands: int | None = None, dialect: str = "bash", round: int = 0,
+                 known: tuple[tuple[str, str], ...] = ()) -> list[WorkerSpec]:
+    """One spec per partition; partition ``i`` always generates from :func:`stream_seed`."""
+    deadline = time.time() + seconds
+    return [WorkerSpec(i, seed, deadline, mode, config, timeout, material, gate_factory,   # type: ignore[arg-type]
+                       max_commands=max_commands, dialect=dialect, round=round, known=known)
+            for i in range(max(1, partitions))]
+
+
+class Collector:
+    """The central side of a campaign, whatever carries the workers' messages: sums the stats
+    (in all and per node), deduplicates findings by cause (the shortest command wins, ties by
+    its text, so the result does not depend on arrival order) and gathers errors."""
+
+    def __init__(self, workers: int, known: tuple[tuple[str, str], ...] = ()) -> None:
+        self.workers = workers
+        self.total = Stats()
+        self.nodes: dict[str, Stats] = {}
+        self.node_of: dict[int, str] = {}
+        self.findings: dict[str, dict[str, Any]] = {}
+        self.hits: dict[str, int] = {}
+        self.known = {cause for _, cause in known}
+        self.gate_errors: list[dict[str, Any]] = []
+        self.fatal: list[str] = []
+        self.bases: list[str] = []
+        self.done = 0
+        self.start = time.time()
+
+    def take(self, msg: str, idx: int, payload: Any) -> None:
+        if msg == "stats":
+            st = Stats(**payload)
+            self.total.add(st)
+            self.nodes.setdefault(self.node_of.get(idx, "local"), Stats()).add(st)
+        elif msg == "node":
+            self.node_of[idx] = payload
+        elif msg == "finding":
+            key = payload["cause"]
+            self.hits[key] = self.hits.get(key, 0) + 1
+            if key in self.known:
+                return
+            old = self.findings.get(key)
+            if old is None or (len(payload["cmd"]), payload["cmd"]) < (len(old["cmd"]), old["cmd"]):
+                self.findings[key] = payload
+        elif msg == "gate-error":
+            self.gate_errors.append(payload)
+        elif msg == "fatal":
+            self.fatal.append(f"worker {idx}: {payload}")
+        elif msg == "ready":
+            self.bases.append(payload)
+        elif msg == "done":
+            self.done += 1
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.workers
+
+    def result(self, dialect: str, stopped: bool = False) -> Result:
+        findings = sorted(self.findings.values(), key=lambda f: (f["worker"], f["cause"]))
+        return Result(self.total, findings, self.hits, self.gate_errors, self.fatal,
+                      time.time() - self.start, dialect, self.nodes, stopped)
+
+    def remove_worlds(self) -> None:
+        """A killed worker leaves its world behind (those on this machine are removed)."""
+        from .fixture import remove_tree
+
+        for b in self.bases:
+            if os.path.isdir(b):
+                remove_tree(Path(b))
+
+
+Progress = Callable[[Collector, float], None]
 
 
 def run(seconds: float, seed: int = 0, jobs: int = 2, config: str | None = None, mode: str = "balanced",
         timeout: float = 3.0, gate_factory: Callable[[Oracle, str, str | None], Any] | None = None,
-        progress: Callable[[Stats, int, float], None] | None = None,
+        progress: Progress | None = None,
         material: generators.Material | None = None, max_commands: int | None = None,
-        dialect: str = "bash") -> Result:
-    """Run a campaign and return its results (no printing; :func:`main` prints)."""
+        dialect: str = "bash", round: int = 0, known: tuple[tuple[str, str], ...] = ()) -> Result:
+    """Run a campaign in ``jobs`` local processes and return its results (no printing;
+    :func:`main` prints). Ctrl-C stops it with what was found so far (``Result.stopped``)."""
     material = material or build_material(config)
     ctx = mp.get_context("fork")
     out = ctx.Queue()
-    start = time.time()
-    deadline = start + seconds
+    specs = worker_specs(seconds, seed, jobs, config, mode, timeout, material, gate_factory,
+                         max_commands, dialect, round, known)
     procs = []
-    for i in range(max(1, jobs)):
-        spec = WorkerSpec(i, seed, deadline, mode, config, timeout, material, gate_factory,
-                          max_commands=max_commands, dialect=dialect)
+    for spec in specs:
         p = ctx.Process(target=_worker_main, args=(spec, out), daemon=True)
         p.start()
         procs.append(p)
-    total = Stats()
-    findings: dict[str, dict[str, Any]] = {}
-    hits: dict[str, int] = {}
-    gate_errors: list[dict[str, Any]] = []
-    fatal: list[str] = []
-    bases: list[str] = []
-    done = 0
+    col = Collector(len(procs), known)
+    deadline = specs[0].deadline
+    stopped = False
     try:
-        while done < len(procs):
+        while not col.finished:
             try:
                 msg, idx, payload = out.get(timeout=0.2)
             except queue.Empty:
                 if time.time() > deadline + GRACE or not any(p.is_alive() for p in procs):
                     break
                 if progress:
-                    progress(total, len(findings), time.time() - start)
+                    progress(col, time.time() - col.start)
                 continue
-            if msg == "stats":
-                total.add(Stats(**payload))
-            elif msg == "finding":
-                key = payload["cause"]
-                hits[key] = hits.get(key, 0) + 1
-                old = findings.get(key)
-                if old is None or len(payload["cmd"]) < len(old["cmd"]):
-                    findings[key] = payload
-            elif msg == "gate-error":
-                gate_errors.append(payload)
-            elif msg == "fatal":
-                fatal.append(f"worker {idx}: {payload}")
-            elif msg == "ready":
-                bases.append(payload)
-            elif msg == "done":
-                done += 1
+            col.take(msg, idx, payload)
             if progress:
-                progress(total, len(findings), time.time() - start)
+                progress(col, time.time() - col.start)
+    except KeyboardInterrupt:
+        stopped = True
     finally:
         for p in procs:
+            if stopped:
+                p.kill()
             p.join(timeout=5)
             if p.is_alive():
                 p.kill()
                 p.join()
-        for b in bases:   # a killed worker leaves its world behind
-            if os.path.isdir(b):
-                from .fixture import remove_tree
-
-                remove_tree(Path(b))
-    return Result(total, list(findings.values()), hits, gate_errors, fatal, time.time() - start,
-                  dialect)
+        col.remove_worlds()
+    return col.result(dialect, stopped)
 
 
 def write_findings(path: str | Path, findings: list[dict[str, Any]]) -> None:
@@ -313,18 +385,51 @@ def write_findings(path: str | Path, findings: list[dict[str, Any]]) -> None:
             f.write(json.dumps(item, ensure_ascii=False) + "\n")
 
 
+def read_findings(path: str | Path) -> list[dict[str, Any]]:
+    """The findings a campaign wrote (none when the file does not exist yet)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def state_path(findings_path: str | Path) -> Path:
+    """Beside the findings: how many rounds the campaign has run (what ``--resume`` needs)."""
+    return Path(str(findings_path) + ".state.json")
+
+
+def resume_point(findings_path: str | Path) -> tuple[int, list[dict[str, Any]]]:
+    """(the next round, the findings so far) of a campaign to resume."""
+    previous = read_findings(findings_path)
+    try:
+        rounds = int(json.loads(state_path(findings_path).read_text(encoding="utf-8"))["rounds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        rounds = 1 + max((int(f.get("round", 0)) for f in previous), default=-1)
+    return rounds, previous
+
+
+Runner = Callable[..., Result]   # campaign.run's signature: the local processes, or Ray's
+
+
 def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None = None,
          findings_path: str | None = None, *, mode: str = "balanced", timeout: float = 3.0,
          console: Any = None, material: generators.Material | None = None,
          gate_factory: Callable[[Oracle, str, str | None], Any] | None = None,
-         max_commands: int | None = None, dialect: str = "bash") -> int:
-    """Entry point of ``shellgate fuzz``. ``jobs=0`` means one worker per core; ``dialect``
-    names the reading the commands execute under (:mod:`.dialects`)."""
+         max_commands: int | None = None, dialect: str = "bash", resume: bool = False,
+         runner: Runner | None = None, engine: str = "") -> int:
+    """Entry point of ``shellgate fuzz``. ``jobs=0`` means one worker per core (with a Ray
+    ``runner``: one per CPU of the cluster); ``dialect`` names the reading the commands execute
+    under (:mod:`.dialects`). ``resume`` continues the campaign of ``findings_path``: its
+    causes are not reported again, and the next round's streams are new."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     console = console or Console(stderr=True)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or (0 if runner else os.cpu_count() or 1)
+    if resume and not findings_path:
+        console.print("[red]shellgate fuzz: --resume needs --findings FILE")
+        return 2
     try:  # before anything runs: the harvest asks the policy's own programs for --help
         preflight()
     except OracleUnavailable as exc:
@@ -346,26 +451,29 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
     if missing := DIALECTS[dialect].missing():
         console.print(f"[red]shellgate fuzz: the {dialect} dialect needs {', '.join(missing)}")
         return 2
-    console.print(f"fuzzing for {seconds:g}s with {jobs} worker(s), seed {seed}, mode {mode}, "
+    round, previous = resume_point(findings_path) if resume and findings_path else (0, [])
+    known = tuple((f["kind"], f["cause"]) for f in previous if "cause" in f)
+    console.print(f"fuzzing for {seconds:g}s with {jobs or 'one per CPU'} worker(s){engine}, "
+                  f"seed {seed}{f' round {round}' if round else ''}, mode {mode}, "
                   f"dialect {dialect}, "
                   f"policy {config or '(default)'}: {len(material.programs)} program prefixes, "
                   f"{sum(len(u.flags) for u in material.universes.values())} harvested flags, "
-                  f"{len(material.seeds)} seeds, {len(material.policy)} allow rule(s)")
+                  f"{len(material.seeds)} seeds, {len(material.policy)} allow rule(s)"
+                  + (f", {len(known)} known finding(s)" if known else ""))
     columns = (TextColumn("[bold]fuzz"), BarColumn(), TextColumn("{task.fields[line]}"),
                TimeRemainingColumn())
     # No refresh thread: the workers are forked while the bar is live.
     with Progress(*columns, console=console, transient=False, auto_refresh=False) as bar:
         task = bar.add_task("fuzz", total=seconds, line="")
 
-        def progress(s: Stats, n_findings: int, elapsed: float) -> None:
-            rate = s.generated / elapsed if elapsed > 0 else 0.0
-            bar.update(task, completed=min(elapsed, seconds), line=(
-                f"{rate:6.0f} cmd/s  allowed {s.allowed}  executed {s.executed}  findings {n_findings}"))
+        def progress(col: Collector, elapsed: float) -> None:
+            bar.update(task, completed=min(elapsed, seconds), line=progress_line(col, elapsed))
             bar.refresh()
 
-        result = run(seconds, seed, jobs, config, mode, timeout, gate_factory=gate_factory,
-                     progress=progress, material=material, max_commands=max_commands,
-                     dialect=dialect)
+        result = (runner or run)(seconds, seed, jobs, config, mode, timeout,
+                                 gate_factory=gate_factory, progress=progress, material=material,
+                                 max_commands=max_commands, dialect=dialect, round=round,
+                                 known=known)
         bar.update(task, completed=seconds)
         bar.refresh()
     if result.fatal:
@@ -374,9 +482,24 @@ def main(seconds: float = 60.0, seed: int = 0, jobs: int = 0, config: str | None
         if result.stats.generated == 0:
             return 2
     if findings_path:
-        write_findings(findings_path, result.findings)
+        write_findings(findings_path, previous + result.findings)
+        state_path(findings_path).write_text(json.dumps(
+            {"seed": seed, "rounds": round + 1, "stopped": result.stopped}) + "\n", encoding="utf-8")
     print_summary(console, result, findings_path)
+    if result.stopped:
+        console.print("stopped: continue with --resume" + (f" --findings {findings_path}"
+                                                            if findings_path else ""))
     return 1 if result.findings else 0
+
+
+def progress_line(col: Collector, elapsed: float) -> str:
+    """generated / checked / executed per second and findings, then executed/s per node."""
+    t, secs = col.total, max(elapsed, 1e-9)
+    line = (f"gen {t.generated / secs:5.0f}/s  checked {t.checked / secs:5.0f}/s  "
+            f"exec {t.executed / secs:5.1f}/s  findings {len(col.findings)}")
+    if len(col.nodes) > 1 or any(n != "local" for n in col.nodes):
+        line += "  |" + "".join(f" {n} {s.executed / secs:.1f}/s" for n, s in sorted(col.nodes.items()))
+    return line
 
 
 def let_through_by(f: dict[str, Any]) -> str:
@@ -398,6 +521,8 @@ def print_summary(console: Any, r: Result, findings_path: str | None) -> None:
     t.add_row("commands generated", f"{s.generated}  ({s.generated / secs:.0f}/s)")
     t.add_row("auto-allowed", f"{s.allowed}  ({100 * s.allowed / max(s.generated, 1):.1f}%)")
     t.add_row("executed", f"{s.executed}  ({s.executed / secs:.1f}/s)")
+    for node, ns in sorted(r.nodes.items()) if len(r.nodes) > 1 else ():
+        t.add_row(f"  on {node}", f"{ns.executed}  ({ns.executed / secs:.1f}/s)")
     t.add_row("minimization runs", str(s.minimize_runs))
     t.add_row("timeouts", str(s.timeouts))
     t.add_row("executions with an effect", str(s.effects))
@@ -414,6 +539,7 @@ def print_summary(console: Any, r: Result, findings_path: str | None) -> None:
         console.print(ft)
     for e in r.gate_errors[:5]:
         console.print(f"[yellow]gate raised on {e['cmd']!r}: {e['error']}")
+    console.print(f"{s.executed / secs:.1f} executed/s")
 
 
 if __name__ == "__main__":  # python -m shellgate.fuzz.campaign SECONDS [SEED] [CONFIG]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -376,9 +377,8 @@ class Oracle:
                                             start_new_session=True)
             except (OSError, ValueError) as exc:
                 raise OracleUnavailable(f"cannot start the sandbox: {exc}") from exc
-            try:
-                code: int | None = proc.wait(self.timeout)
-            except subprocess.TimeoutExpired:
+            code: int | None = _wait(proc, self.timeout)
+            if code is None:
                 timed_out = True
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
@@ -494,6 +494,24 @@ class Oracle:
         return {"sandbox": "bwrap", "traced": self.traced, "timeout": self.timeout,
                 "dialect": self.dialect.name,
                 "workspace": str(self.workspace), "home": str(self.home)}
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
+    """The exit status, or None once ``timeout`` passed. ``Popen.wait(timeout)`` polls with
+    sleeps that grow to 50 ms, which was most of an execution's cost; a pidfd wakes at the exit."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except OSError:  # a kernel without pidfds: the polling wait
+        try:
+            return proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    try:
+        if not select.select([fd], [], [], timeout)[0]:
+            return None
+    finally:
+        os.close(fd)
+    return proc.wait()
 
 
 def _remove(path: str) -> None:

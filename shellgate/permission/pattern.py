@@ -180,7 +180,7 @@ class PathPattern:
         (``./.env``, ``~/.aws/credentials``) the disk says whether that is a directory — a
         file, or nothing yet, has nothing below it for a search to read, so ``Read(./.env)``
         does not stop a search of ``*.py``."""
-        from ..bash.pathglob import STARSTAR, path_intersects
+        from ..bash.paths.globs import STARSTAR, path_intersects
 
         mine = self._root(home, base, cwd)
         body = _segs(self.body, _RULE) if self.glob else ()
@@ -232,7 +232,7 @@ def _segs(text: str, kind: str) -> tuple[Any, ...]:
     ``**``; ``[`` and ``\\`` are plain characters there), ``_SHELL`` a search's glob (``[…]``
     classes too). A segment holding ``**`` beside other text crosses directories: any
     number of them."""
-    from ..bash.pathglob import STARSTAR, compile_seg
+    from ..bash.paths.globs import STARSTAR, compile_seg
 
     out: list[Any] = []
     for seg in text.lower().split("/"):

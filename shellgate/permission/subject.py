@@ -200,7 +200,7 @@ def parse_view(command: str, script: Any = None, readonly: Iterable[int] = ()) -
     """Parse ``command`` (unless ``script`` is given) and build its view. Never raises."""
     try:
         if script is None:
-            from ..bash.parser import parse
+            from ..bash.parse.parser import parse
 
             script = parse(command)
         return view(script, readonly)

@@ -351,8 +351,8 @@ _HOLE = "\0shellgate-command\0"   # where the command goes: no path holds a NUL
 _LINES = 64                         # remembered lines kept (one per workspace, cwd and grant)
 # The code a line depends on: a changed file means new lines.
 _CODE = ("sandbox/enforce.py", "sandbox/locations.py", "sandbox/bwrap.py", "sandbox/worktree.py",
-         "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "bash/paths.py",
-         "bash/pathlists.py", "bash/envsecrets.py", "bash/gitconfig.py", "bash/gitkeys.py")
+         "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "bash/paths/resolve.py",
+         "bash/paths/tables.py", "bash/paths/envsecrets.py", "bash/git/config.py", "bash/git/keys.py")
 _ENV = ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
 
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..bash.envsecrets import SECRET_ENV_NAMES
+from ..bash.paths.envsecrets import SECRET_ENV_NAMES
 
 ALLOWED: tuple[str, ...] = (
     "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "USER", "LOGNAME",
@@ -33,7 +33,7 @@ INJECTION: tuple[str, ...] = (
 )
 
 # Refused even when a user asks to pass them through by name or pattern: the classifier's one
-# table of secret-named variables (bash/envsecrets.py) and the injection names above.
+# table of secret-named variables (bash/paths/envsecrets.py) and the injection names above.
 DENIED: tuple[str, ...] = SECRET_ENV_NAMES + INJECTION
 
 

@@ -33,7 +33,7 @@ PROTECTED_NAMES: tuple[str, ...] = (
     ".local/bin", ".config/shellgate", ".local/state/shellgate", ".cache/shellgate",
 )
 
-# Leak-class paths are derived from the classifier's table (bash/pathlists.py), so the sandbox
+# Leak-class paths are derived from the classifier's table (bash/paths/tables.py), so the sandbox
 # hides exactly what the classifier guards. These few stay visible: hiding them breaks the
 # tools that read them for their configuration (git without .git/config fails every command),
 # and their secrets are the classifier's to guard.
@@ -64,13 +64,13 @@ Alt = tuple[str, tuple[str, ...], bool, bool, str]
 
 @functools.lru_cache(maxsize=1)
 def table_alts() -> tuple[Alt, ...]:
-    """The classifier's sensitive-path table (bash/pathlists.py) brace-expanded, entry by
+    """The classifier's sensitive-path table (bash/paths/tables.py) brace-expanded, entry by
     entry: what every sandbox profile derives its masks and protected paths from. Kept in
     shellgate's cache keyed by the table file (a hook is a new process each call, and the
     expansion is ~1.5 ms of it)."""
     import json
 
-    from ..bash import pathlists
+    from ..bash.paths import tables as pathlists
 
     src = Path(pathlists.__file__)
     try:
@@ -85,7 +85,7 @@ def table_alts() -> tuple[Alt, ...]:
             return tuple((a, tuple(x), lk, im, pat) for a, x, lk, im, pat in saved["alts"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    from ..bash.pathglob import expand_braces
+    from ..bash.paths.globs import expand_braces
 
     alts = tuple((alt, tuple(r.exclude), r.leak, r.implant, r.pattern)
                  for r in pathlists.RULES for alt in expand_braces(r.pattern))
@@ -126,7 +126,7 @@ def hooks_dirs(layout: GitLayout, home: Path, disk: Disk | None = None) -> tuple
     implants). A configuration that cannot be read names nothing more here: the classifier
     fails closed on it. ``disk`` is told of every configuration file read (a remembered hook
     line rests on them)."""
-    from ..bash import gitconfig
+    from ..bash.git import config as gitconfig
 
     disk = disk or Disk()
     try:
@@ -276,9 +276,9 @@ def workspace_secrets(root: Path, home: Path | None = None, disk: Disk | None = 
                       watched: tuple[str, ...] = ()) -> tuple[tuple[Path, ...], bool]:
     """Leak-class files under ``root`` (``.env``, ``*.pem``, ``id_rsa``, ``.netrc`` …, and
     where a symlink below leads to a secret), found by the very walk and table a recursive
-    reader's check uses (bash/paths.py ``leaks_below``: dependency caches and ``.git``
+    reader's check uses (bash/paths/resolve.py ``leaks_below``: dependency caches and ``.git``
     skipped), within :data:`SECRET_WALK` entries. Returns (paths, complete)."""
-    from ..bash.paths import leaks_below
+    from ..bash.paths.resolve import leaks_below
 
     home = home or Path(os.path.expanduser("~"))
     found, complete = leaks_below(str(root), str(home), SECRET_WALK, (disk or Disk()).note,

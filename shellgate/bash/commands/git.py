@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .. import gitconfig, gitkeys
 from ..facts import Effect
+from ..git import config as gitconfig
+from ..git import keys as gitkeys
 from ..ir import Word
 from .gitglobal import GLOBAL
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args, run_checks

@@ -21,7 +21,11 @@ Words bash may still change — an unquoted expansion that can split, a glob or 
 that may produce a word starting with ``-`` — are *wild*: they may become any flag. A command
 accepts wild words only when it has no unsafe flag at all (``wild_ok``); when one of its
 read-only flags takes a file (``diff --from-file=F``), only a wild glob that no name starting
-with ``-`` in the command's cwd matches (``may_match_option``), never an expansion.
+with ``-`` in the command's cwd matches (``may_match_option``), never an expansion. A command
+with unsafe flags but no check of its own (``wc``, ``sort``, ``rg``) accepts a glob that is
+*proved* to give operands only (``glob_operands``: a plain unquoted glob, expanded by the
+parsed shell itself, whose every possible match in every candidate cwd was read and none starts
+with ``-``, and no write of the line may add one).
 """
 
 from __future__ import annotations
@@ -315,12 +319,59 @@ def creates_option_name(writes: Sequence[str] | None, cwds: Sequence[Path] | Non
     return False
 
 
+# A glob proved by `glob_operands`: literal characters that mean the same to bash and zsh in any
+# option setting, `*` and `?`. Not `[…]` (quoting and `[^…]` read differently), `{…}` (bounded
+# expansion), `(`, `!`, `^`, `~`, `#` (extglob, zsh's extendedglob), and not `**` (globstar and
+# zsh make `**/-r` the word `-r`).
+_PLAIN_GLOB = re.compile(r"[A-Za-z0-9_.,+=%@:/*?-]+")
+_NESTED = frozenset({Via.SHELL_C, Via.XARGS, Via.FIND_EXEC})
+
+
+def expanded_here(via: Sequence[Via]) -> bool:
+    """Whether the command runs with the words the parsed shell expanded, in one of the line's
+    candidate cwds: not a ``bash -c``/``eval`` script (its text is re-read, its spans are the
+    whole word), nor a command xargs or ``find -exec`` runs (more words are appended or
+    spliced in, ``-execdir`` runs elsewhere)."""
+    return _NESTED.isdisjoint(via)
+
+
+def glob_operands(word: Word, cwds: Sequence[Path] | None, line_writes: Sequence[str] | None) -> bool:
+    """Whether the glob ``word`` can only expand to words that do not start with ``-`` (so a
+    getopt reader takes each for an operand): it is static, unquoted (``raw`` is ``text``),
+    plain (``_PLAIN_GLOB``), its first segment does not start with ``-``, every candidate cwd
+    could be read in full within the scan budget and holds no name starting with ``-`` that the
+    first segment matches (case-insensitively: ``nocaseglob`` may be set through BASHOPTS), and
+    no write of the line may create such a name. A glob with no match stays itself (or is
+    removed by ``nullglob``): not an option either. Anything else: False (fail closed)."""
+    from ..paths.globs import seg_regex
+
+    text = word.text
+    if not word.static or not word.glob or word.raw != text or "**" in text \
+            or not _PLAIN_GLOB.fullmatch(text) or cwds is None:
+        return False
+    head = text.split("/", 1)[0]
+    if head.startswith("-") or creates_option_name(line_writes, cwds):
+        return False
+    rx = re.compile(seg_regex(head), re.IGNORECASE)
+    for d in cwds:
+        budget = _MAX_OPTION_SCAN
+        try:
+            with os.scandir(d) as it:
+                for e in it:
+                    budget -= 1
+                    if budget < 0 or (e.name[:1] == "-" and rx.fullmatch(e.name)):
+                        return False
+        except OSError:  # unreadable or missing: we cannot say what bash would see there
+            return False
+    return True
+
+
 def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
     """Whether a glob (or brace) word may expand to a word starting with ``-``: a brace
     alternative spelled so, or a name in one of ``cwds`` (bash expands in the command's cwd)
     that its first segment matches, as the filesystem is now (bounded). True when the cwds are
     unknown. A name the same line creates is :func:`creates_option_name`'s question."""
-    from ..pathglob import expand_braces, has_glob, seg_regex
+    from ..paths.globs import expand_braces, has_glob, seg_regex
 
     for alt in expand_braces(word.text) if "{" in word.text else [word.text]:
         head = alt.split("/", 1)[0]
@@ -347,10 +398,13 @@ def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
 # --- the reader ----------------------------------------------------------------------------------
 
 def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
-              cwds: Sequence[Path] | None = None, line_writes: Sequence[str] | None = ()) -> Parsed:
+              cwds: Sequence[Path] | None = None, line_writes: Sequence[str] | None = (),
+              globs_here: bool = False) -> Parsed:
     """Read ``args`` against ``cmd``'s tables (through ``getopt.split``). Never raises; every
     problem is a Finding. ``cwds``: where the command may run (globs are expanded there); None
-    when unknown. ``line_writes``: what the line writes (``Call.line_writes``)."""
+    when unknown. ``line_writes``: what the line writes (``Call.line_writes``). ``globs_here``:
+    the words are expanded by the parsed shell in one of ``cwds`` (:func:`expanded_here`), so a
+    glob may be proved to give operands only (:func:`glob_operands`)."""
     p = Parsed()
     if cmd.free:
         p.operands.extend(args)
@@ -360,7 +414,7 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
         if it.kind is Kind.OPTION or it.kind is Kind.MISSING or it.kind is Kind.NO_VALUE:
             _option(cmd, p, it)
         elif it.kind is Kind.OPAQUE:
-            _wild(cmd, p, it.word, cwds, line_writes)
+            _wild(cmd, p, it.word, cwds, line_writes, globs_here)
         elif it.kind is Kind.UNKNOWN or it.kind is Kind.AMBIGUOUS:
             _unknown(cmd, p, it)
     p.operands.extend(reading.operands)
@@ -373,10 +427,14 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
 
 
 def _wild(cmd: Command, p: Parsed, w: Word, cwds: Sequence[Path] | None,
-          line_writes: Sequence[str] | None) -> None:
-    """A word that may expand to any option: refused when the command has an unsafe one, or a
-    read-only one that reads a file and the word may be spelled like it."""
+          line_writes: Sequence[str] | None, globs_here: bool) -> None:
+    """A word that may expand to any option: refused when the command has an unsafe one (unless
+    the word is a glob proved to give operands only), or a read-only one that reads a file and
+    the word may be spelled like it."""
     if not cmd.wild_ok:
+        if globs_here and cmd.wild is None and cmd.check is None and cmd.effect is Effect.READ \
+                and glob_operands(w, cwds, line_writes):
+            return  # every name it may become is an operand: the table reads it as one
         p.findings.append(Finding(
             f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
             w.span, "readonly.wild"))
@@ -477,7 +535,8 @@ def _operand_count(cmd: Command, p: Parsed) -> None:
 def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> list[Finding]:
     """Read the arguments of ``call`` (or ``args``) against ``cmd`` and run its check."""
     words = call.command.args if args is None else args
-    parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds, line_writes=call.line_writes)
+    parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds, line_writes=call.line_writes,
+                       globs_here=expanded_here(call.command.via))
     out = list(parsed.findings)
     out.extend(_write_targets(cmd, parsed, call))
     out.extend(_dynamic_reads(cmd, parsed, call))
@@ -496,7 +555,9 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     for o in parsed.opts:
         if o.flag.takes is not Takes.PATH:
             continue
-        from .. import paths  # the scanner looks at words; these values may hide in --flag=PATH
+        from ..paths import (
+            resolve as paths,  # the scanner looks at words; these values may hide in --flag=PATH
+        )
 
         for v in o.values:
             if not v.static:

@@ -73,8 +73,8 @@ def resolve_word(word: Word, call: Call) -> list[str] | None:
         return resolve(word.text, call)
     if call.cwds is None or "\\" in word.raw or "'" in word.raw:
         return None
-    from ..pathlists import KNOWN_VARIABLES
-    from ..paths import expand_variables
+    from ..paths.resolve import expand_variables
+    from ..paths.tables import KNOWN_VARIABLES
 
     out = []
     for cwd in call.cwds:

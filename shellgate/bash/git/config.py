@@ -1,0 +1,640 @@
+"""Does the repository a git command runs in carry configuration that runs programs?
+
+Plain ``git status`` runs a repository's ``core.fsmonitor`` helper, ``git diff`` its
+``diff.external`` and textconv drivers, status its clean filters (openai/codex PR 27041,
+Qwen Code issue 8575), and any read form in a partial clone fetches missing objects from the
+promisor remote (running ``core.sshCommand`` or ``remote.<name>.uploadpack``). Which keys run
+what, and in which forms, is the table in ``keys.py``. We find the repository the way git
+does from the working directory (a ``.git`` directory, a ``.git`` file with ``gitdir:`` for
+worktrees and submodules, ``commondir``, or a bare repository directory), then read —
+ourselves, no git process — every file git would:
+
+* system ``/etc/gitconfig`` (or ``$GIT_CONFIG_SYSTEM``; skipped with ``GIT_CONFIG_NOSYSTEM``);
+* global ``~/.gitconfig`` and ``$XDG_CONFIG_HOME/git/config`` (both ``~/.config/git/config``
+  and ``$XDG_CONFIG_HOME`` when set; ``$GIT_CONFIG_GLOBAL`` instead when set). They are the
+  user's own files, but a program they name still runs, so they are checked like the rest;
+* the repository's ``config`` (in the common dir) and ``config.worktree`` (in the worktree's
+  git dir and the common dir);
+* every ``include.path`` and ``includeIf.<cond>.path`` — whatever the condition (a superset);
+* the configs of submodules under ``<commondir>/modules`` (``git status`` recurses into them).
+
+:func:`check` answers for the read forms: every file above, the keys git's read forms run
+(``Runs.READ``), and a ``post-index-change`` hook (status and diff may refresh and rewrite the
+index, which runs it). :func:`network_problems` answers for the network forms (fetch, pull,
+push, clone, ls-remote): the repository's own files only (the user's global config is theirs),
+every key a network form may run (``Runs.READ`` or ``Runs.NETWORK``: pull merges and checks
+out), and the hooks of a repository that is not the workspace's own (a bare repository
+committed into the workspace brings its hooks with it). A file that cannot be read or parsed
+counts as a problem: fail closed.
+
+:func:`protected_locations` names the files and directories of a repository whose change makes
+git run something: its config files and the hooks directory (``core.hooksPath`` resolved as
+git does: relative to the work tree, or to the git dir of a bare repository). The sensitive-path
+check treats writes there as implants, and the sandbox binds them read-only.
+
+Parsed files are cached by (mtime, size, inode), so a warm check is a few ``stat`` calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..._record import record
+from . import keys as gitkeys
+from .keys import Runs
+
+_MAX_INCLUDE_DEPTH = 10
+_MAX_MODULES = 200
+
+
+@record
+class Entry:
+    section: str      # lower-case
+    subsection: str | None
+    key: str          # lower-case
+    value: str | None  # None: a bare key (boolean true)
+
+
+class ConfigError(Exception):
+    pass
+
+
+_cache: dict[str, tuple[tuple[int, int, int], tuple[Entry, ...]]] = {}
+
+
+# --- parsing --------------------------------------------------------------------------------------
+
+def parse_config(text: str) -> tuple[Entry, ...]:
+    """Parse git-config text. Raises :class:`ConfigError` on anything malformed."""
+    out: list[Entry] = []
+    section: str | None = None
+    sub: str | None = None
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        c = text[i]
+        if c in "#;":
+            j = text.find("\n", i)
+            i = n if j < 0 else j + 1
+            continue
+        if c == "[":
+            section, sub, i = _header(text, i + 1)
+            continue
+        if section is None:
+            raise ConfigError("key outside a section")
+        j = i
+        while j < n and (text[j].isalnum() or text[j] == "-"):
+            j += 1
+        key = text[i:j].lower()
+        if not key or not key[0].isalpha():
+            raise ConfigError(f"bad key at offset {i}")
+        while j < n and text[j] in " \t":
+            j += 1
+        if j >= n or text[j] in "\r\n#;":
+            out.append(Entry(section, sub, key, None))
+            j2 = text.find("\n", j)
+            i = n if j2 < 0 else j2 + 1
+            continue
+        if text[j] != "=":
+            raise ConfigError(f"expected '=' after {key}")
+        value, i = _value(text, j + 1)
+        out.append(Entry(section, sub, key, value))
+    return tuple(out)
+
+
+def _header(text: str, i: int) -> tuple[str, str | None, int]:
+    j = i
+    n = len(text)
+    while j < n and (text[j].isalnum() or text[j] in "-."):
+        j += 1
+    name = text[i:j]
+    if not name:
+        raise ConfigError("empty section name")
+    sub: str | None = None
+    if j < n and text[j] in " \t":
+        while j < n and text[j] in " \t":
+            j += 1
+        if j >= n or text[j] != '"':
+            raise ConfigError("bad subsection")
+        j += 1
+        buf = []
+        while True:
+            if j >= n or text[j] == "\n":
+                raise ConfigError("unterminated subsection")
+            ch = text[j]
+            if ch == "\\":
+                j += 1
+                if j >= n:
+                    raise ConfigError("bad escape")
+                buf.append(text[j])
+            elif ch == '"':
+                j += 1
+                break
+            else:
+                buf.append(ch)
+            j += 1
+        sub = "".join(buf)
+    if j >= n or text[j] != "]":
+        raise ConfigError("unterminated section header")
+    j += 1
+    if "." in name and sub is None:  # legacy [section.subsection]
+        name, _, sub = name.partition(".")
+        sub = sub.lower()
+    return name.lower(), sub, j
+
+
+def _value(text: str, i: int) -> tuple[str, int]:
+    n = len(text)
+    buf: list[str] = []
+    quoted = False
+    pending_space = ""
+    while i < n and text[i] in " \t":
+        i += 1
+    while i < n:
+        c = text[i]
+        if c == "\n" or (c == "\r" and text[i + 1:i + 2] == "\n"):
+            if quoted:
+                raise ConfigError("newline in quoted value")
+            break
+        if c in "#;" and not quoted:
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            break
+        if c == "\\":
+            i += 1
+            if i >= n:
+                raise ConfigError("bad escape")
+            d = text[i]
+            if d == "\n":
+                i += 1
+                continue
+            if d == "\r" and text[i + 1:i + 2] == "\n":
+                i += 2
+                continue
+            mapped = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}.get(d)
+            if mapped is None:
+                raise ConfigError(f"bad escape \\{d}")
+            buf.append(pending_space + mapped)
+            pending_space = ""
+            i += 1
+            continue
+        if c == '"':
+            quoted = not quoted
+            buf.append(pending_space)
+            pending_space = ""
+            i += 1
+            continue
+        if c in " \t" and not quoted:
+            pending_space += c
+            i += 1
+            continue
+        buf.append(pending_space + c)
+        pending_space = ""
+        i += 1
+    if quoted:
+        raise ConfigError("unterminated quote")
+    return "".join(buf), i + 1
+
+
+def read_config(path: Path) -> tuple[Entry, ...] | None:
+    """Parsed entries of ``path`` (cached by mtime/size/inode); None when it does not exist."""
+    key = str(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None
+    sig = (st.st_mtime_ns, st.st_size, st.st_ino)
+    hit = _cache.get(key)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    try:
+        raw = Path(path).read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    entries = parse_config(text.removeprefix("\ufeff"))
+    _cache[key] = (sig, entries)
+    return entries
+
+
+# --- which keys run programs ----------------------------------------------------------------------
+
+_READ_RUNS = frozenset({Runs.READ})
+_NETWORK_RUNS = frozenset({Runs.READ, Runs.NETWORK})
+
+
+def _program(e: Entry, runs: frozenset[Runs], skip: frozenset[str] = frozenset()) -> str | None:
+    """Why this entry makes a form of ``runs`` run something (the key named), or None.
+    ``skip``: table entries (by name) that do not count here."""
+    k = gitkeys.program_key(e.section, e.subsection, e.key, e.value)
+    if k is None or not (k.runs & runs) or k.name in skip:
+        return None
+    return f"{gitkeys.shown(k, e.subsection, e.key)} {k.why}"
+
+
+def program_key(e: Entry) -> str | None:
+    """Why this entry makes git's read forms run something, or None."""
+    return _program(e, _READ_RUNS)
+
+
+@record
+class Repo:
+    gitdir: Path
+    commondir: Path
+    worktree: Path | None
+
+
+def _is_gitdir(d: Path) -> bool:
+    try:
+        if not (d / "HEAD").is_file():
+            return False
+        common = d
+        cf = d / "commondir"
+        if cf.is_file():
+            common = (d / cf.read_text(encoding="utf-8").strip()).resolve()
+        return (common / "objects").is_dir() and (common / "refs").is_dir()
+    except OSError:
+        return False
+
+
+def discover(cwd: Path) -> Repo | None:
+    """The repository git would use from ``cwd`` (GIT_DIR and ceilings ignored: a superset)."""
+    try:
+        d = Path(os.path.realpath(cwd))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot resolve {cwd}") from exc
+    for cand in (d, *d.parents):
+        dotgit = cand / ".git"
+        try:
+            if dotgit.is_file():
+                text = dotgit.read_text(encoding="utf-8").strip()
+                if not text.startswith("gitdir:"):
+                    raise ConfigError(f"{dotgit} is not a gitdir file")
+                gd = (cand / text[len("gitdir:"):].strip()).resolve()
+                return _repo(gd, cand)
+            if dotgit.is_dir() and _is_gitdir(dotgit):
+                return _repo(dotgit, cand)
+            if _is_gitdir(cand):
+                return _repo(cand, None)
+        except OSError as exc:
+            raise ConfigError(f"cannot read {dotgit}: {exc}") from exc
+    return None
+
+
+def _repo(gitdir: Path, worktree: Path | None) -> Repo:
+    common = gitdir
+    cf = gitdir / "commondir"
+    if cf.is_file():
+        common = (gitdir / cf.read_text(encoding="utf-8").strip()).resolve()
+    return Repo(gitdir, common, worktree)
+
+
+def _expand(p: str, base: Path, home: Path) -> Path:
+    if p == "~" or p.startswith("~/"):
+        return home / p[2:]
+    q = Path(p)
+    return q if q.is_absolute() else base / q
+
+
+# A problem: what runs and why, and the file (or hook) that says so.
+Problem = tuple[str, Path]
+
+
+def _scan_file(path: Path, home: Path, problems: list[Problem], entries: list[Entry], depth: int = 0,
+               aliases: frozenset[str] = frozenset(), runs: frozenset[Runs] = _READ_RUNS,
+               skip: frozenset[str] = frozenset()) -> None:
+    if depth > _MAX_INCLUDE_DEPTH:
+        problems.append(("git config includes nest too deep", path))
+        return
+    try:
+        found = read_config(path)
+    except ConfigError as exc:
+        problems.append((f"git config could not be read ({exc})", path))
+        return
+    if found is None:
+        return
+    for e in found:
+        entries.append(e)
+        why = _program(e, runs, skip)
+        if why:
+            problems.append((why, path))
+        if e.section == "alias" and e.subsection is None and e.key in aliases:
+            problems.append((f"alias.{e.key} would run instead of a subcommand this git may lack", path))
+        if e.key == "path" and (e.section == "include" or e.section == "includeif"):
+            if not e.value:
+                continue
+            _scan_file(_expand(e.value, path.parent, home), home, problems, entries, depth + 1, aliases,
+                       runs, skip)
+
+
+def _user_files(home: Path) -> list[Path]:
+    """The system and global config files git reads (``GIT_CONFIG_*`` as git reads them)."""
+    env = os.environ
+    files: list[Path] = []
+    if not env.get("GIT_CONFIG_NOSYSTEM"):
+        files.append(Path(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    if env.get("GIT_CONFIG_GLOBAL"):
+        files.append(Path(env["GIT_CONFIG_GLOBAL"]))
+    else:
+        files.append(home / ".gitconfig")
+        files.append(home / ".config" / "git" / "config")
+        if env.get("XDG_CONFIG_HOME"):
+            files.append(Path(env["XDG_CONFIG_HOME"]) / "git" / "config")
+    return files
+
+
+def _repo_files(repo: Repo) -> list[Path]:
+    """The repository's own config files: ``config`` and ``config.worktree`` of the common dir,
+    and the worktree's ``config.worktree``."""
+    files = [repo.commondir / "config", repo.commondir / "config.worktree"]
+    if repo.gitdir != repo.commondir:
+        files.append(repo.gitdir / "config.worktree")
+    return files
+
+
+def _config_files(repo: Repo | None, home: Path) -> list[Path]:
+    return _user_files(home) + (_repo_files(repo) if repo is not None else [])
+
+
+def _hooks_dir(repo: Repo, entries: list[Entry], home: Path) -> Path:
+    """Where git looks for the repository's hooks: the last ``core.hooksPath`` (relative to the
+    work tree, or to the git dir of a bare repository; ``~`` is HOME), else ``hooks`` in the
+    common dir."""
+    paths = [e.value for e in entries if e.section == "core" and e.key == "hookspath" and e.value]
+    if not paths:
+        return repo.commondir / "hooks"
+    base = repo.worktree if repo.worktree is not None else repo.gitdir
+    return Path(os.path.normpath(_expand(paths[-1], base, home)))
+
+
+def _inspect(run: Callable[[list[Problem]], None]) -> list[Problem]:
+    """The problems ``run`` finds, with a repository that cannot be read as one more. Never
+    raises."""
+    problems: list[Problem] = []
+    try:
+        run(problems)
+    except ConfigError as exc:
+        problems.append((f"git repository could not be inspected ({exc})", Path(".")))
+    except (OSError, ValueError, RecursionError) as exc:
+        problems.append((f"git repository could not be inspected ({type(exc).__name__}: {exc})",
+                         Path(".")))
+    return list(dict.fromkeys(problems))
+
+
+def check(cwd: Path, home: Path, aliases: frozenset[str] = frozenset(),
+          lazy_fetch: bool = True) -> tuple[str, ...]:
+    """Problems that make git's read forms unsafe in ``cwd``; empty when none. Never raises.
+
+    ``aliases``: subcommand names whose ``alias.<name>`` entries count as problems (git runs an
+    alias when it has no builtin of that name, e.g. a subcommand removed in a newer git).
+    ``lazy_fetch`` false: the command runs with ``--no-lazy-fetch``, so a promisor remote is
+    never contacted."""
+    def run(problems: list[Problem]) -> None:
+        repo = discover(cwd)
+        entries: list[Entry] = []
+        skip = frozenset() if lazy_fetch else gitkeys.LAZY_FETCH
+        for f in _config_files(repo, home):
+            _scan_file(f, home, problems, entries, aliases=aliases, skip=skip)
+        if repo is not None:
+            hooks = _hooks_dir(repo, entries, home)
+            if (hooks / "post-index-change").exists():
+                problems.append(("a post-index-change hook runs when status refreshes the index", hooks))
+            _submodules(repo, home, problems, aliases, _READ_RUNS)
+
+    return tuple(f"{why} ({where})" for why, where in _inspect(run))
+
+
+def network_problems(cwd: Path, home: Path, workspace: Path) -> tuple[Problem, ...]:
+    """What a network form (fetch, pull, push, clone, ls-remote) run in ``cwd`` may run because
+    the repository's own configuration says so: keys of ``Runs.READ`` or ``Runs.NETWORK`` in its
+    config files (and their includes) and its submodules', and — unless it is the repository of
+    ``workspace`` (whose hooks the sandbox and the classifier protect) — every hook in its hooks
+    directory. Empty outside a repository. Never raises."""
+    def run(problems: list[Problem]) -> None:
+        repo = discover(cwd)
+        if repo is None:
+            return
+        try:
+            mine = discover(workspace)
+        except ConfigError:
+            mine = None
+        own = mine.commondir if mine is not None else None
+        entries: list[Entry] = []
+        for f in _user_files(home):   # for core.hooksPath only: the user's own keys are theirs
+            with contextlib.suppress(ConfigError):
+                _scan_file(f, home, [], entries, runs=frozenset())
+        for f in _repo_files(repo):
+            _scan_file(f, home, problems, entries, runs=_NETWORK_RUNS)
+        _submodules(repo, home, problems, frozenset(), _NETWORK_RUNS)
+        if own is not None and _same(repo.commondir, own):
+            return
+        hooks = _hooks_dir(repo, entries, home)
+        for name in _hook_names(hooks):
+            problems.append((f"the hook {name} may run (a repository brings its own hooks)", hooks / name))
+
+    return tuple(_inspect(run))
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def _hook_names(hooks: Path) -> list[str]:
+    """The hooks in ``hooks`` git may run: every entry but git's ``*.sample`` files."""
+    try:
+        names = sorted(os.listdir(hooks))
+    except OSError:
+        return []
+    return [n for n in names if not n.endswith(".sample")]
+
+
+def files_in_scope(repo: Repo | None, home: Path) -> list[Path]:
+    """Every configuration file git reads for ``repo``, included ones too (as far as they can
+    be read): what an answer drawn from the configuration rests on."""
+    out: list[Path] = []
+    for f in _config_files(repo, home):
+        out.append(f)
+        try:
+            out += [p for p, _e in _entries_with_files(f, home) if p != f]
+        except (ConfigError, OSError, ValueError, RecursionError):
+            continue
+    return list(dict.fromkeys(out))
+
+
+def protected_locations(repo: Repo, home: Path) -> tuple[Path, ...]:
+    """The files and directories of ``repo`` whose change makes git run something: its config
+    files and its hooks directory (``core.hooksPath`` resolved as git does). Raises
+    :class:`ConfigError` when a config file cannot be read."""
+    entries: list[Entry] = []
+    for f in _config_files(repo, home):
+        for _path, e in _entries_with_files(f, home):
+            entries.append(e)
+    return (*_repo_files(repo), repo.gitdir / "commondir", _hooks_dir(repo, entries, home))
+
+
+def _existing_dir(path: str) -> Path:
+    """The deepest existing directory on the way to ``path`` (where git would be discovered)."""
+    d = Path(path).parent
+    while not d.is_dir() and d != d.parent:
+        d = d.parent
+    return d
+
+
+def implant_location(path: str, workspace: Path, home: Path) -> str | None:
+    """What ``path`` (absolute, normalised) is to git when it lies among the
+    :func:`protected_locations` of the repository that holds it or of the workspace's — "the
+    hooks directory /ws/.githooks (core.hooksPath)", "the repository config /ws/vendor/lib/config"
+    — or None. A repository that cannot be inspected is reported too (fail closed). Never
+    raises."""
+    try:
+        repos = {r.commondir: r for r in (discover(_existing_dir(path)), discover(workspace))
+                 if r is not None}
+        for repo in repos.values():
+            *configs, commondir, hooks = protected_locations(repo, home)
+            for loc, what in ((hooks, "the hooks directory"), (commondir, "the commondir file"),
+                              *((c, "the repository config") for c in configs)):
+                for spelled in dict.fromkeys((str(loc), os.path.realpath(loc))):
+                    if path == spelled or path.startswith(spelled.rstrip("/") + "/"):
+                        return f"{what} {loc}"
+    except (ConfigError, OSError, ValueError, RecursionError) as exc:
+        return f"a git repository that could not be inspected ({type(exc).__name__})"
+    return None
+
+
+# Names that make a directory a repository to git's discovery (a `.git`, or a bare repository's
+# own files), or change which one it is.
+_DISCOVERY = frozenset({".git", "HEAD", "config", "commondir", "gitdir", "objects", "refs", "packed-refs"})
+
+
+def _inputs(cwd: Path, home: Path) -> list[str]:
+    """Every file and directory whose content decides what git run in ``cwd`` runs: the config
+    files it reads (includes and submodules' too), the git dir, the common dir and the hooks
+    directory. Raises :class:`ConfigError` when a config file cannot be read."""
+    repo = discover(cwd)
+    out: list[Path] = []
+    entries: list[Entry] = []
+
+    def read(f: Path, depth: int) -> None:   # every file read (an empty included one too), in order
+        out.append(f)
+        if depth > _MAX_INCLUDE_DEPTH:
+            raise ConfigError(f"git config includes nest too deep at {f}")
+        for e in read_config(f) or ():
+            entries.append(e)
+            if e.key == "path" and e.section in ("include", "includeif") and e.value:
+                read(_expand(e.value, f.parent, home), depth + 1)
+
+    for f in _config_files(repo, home):
+        read(f, 0)
+    if repo is not None:
+        out += [repo.gitdir, repo.commondir, _hooks_dir(repo, entries, home)]
+    return [os.path.normpath(p) for p in dict.fromkeys(out)]
+
+
+def _within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def written_inputs(cwd: Path, home: Path, writes: tuple[str, ...] | None) -> str | None:
+    """Whether a plain write of the same line (``writes``: absolute paths, None when not known)
+    may change what git run in ``cwd`` reads before it runs — a config file, an included file,
+    the git dir, the hooks — or create a repository on the way to ``cwd`` (a ``.git``, a
+    ``HEAD``/``config``/``objects`` that makes a directory a bare repository): what it is, or
+    None. Never raises."""
+    if not writes:
+        return None if writes == () else "a write of this line whose target is not known"
+    try:
+        inputs = _inputs(cwd, home)
+    except (ConfigError, OSError, ValueError, RecursionError) as exc:
+        return f"the repository could not be inspected ({type(exc).__name__})"
+    here = os.path.normpath(os.path.abspath(cwd))
+    ancestors = [here] + [str(p) for p in Path(here).parents]
+    for p in writes:
+        for i in inputs:
+            if _within(p, i) or _within(i, p):
+                return f"{p} (git reads {i})"
+        for a in ancestors:
+            if _within(a, p):
+                return f"{p} (the directory git runs in, or one above it)"
+            if _within(p, a) and p[len(a.rstrip("/")) + 1:].split("/", 1)[0] in _DISCOVERY:
+                return f"{p} (git looks there for a repository)"
+    return None
+
+
+def _submodules(repo: Repo, home: Path, problems: list[Problem], aliases: frozenset[str],
+                runs: frozenset[Runs]) -> None:
+    modules = repo.commondir / "modules"
+    if not modules.is_dir():
+        return
+    count = 0
+    for root, dirs, files in os.walk(modules):
+        dirs[:] = [d for d in dirs if d not in ("objects", "refs", "logs", "info")]
+        if "config" in files and "HEAD" in files:
+            count += 1
+            if count > _MAX_MODULES:
+                problems.append(("too many submodules to inspect", modules))
+                return
+            entries: list[Entry] = []
+            sub = Path(root)
+            _scan_file(sub / "config", home, problems, entries, aliases=aliases, runs=runs)
+            hooks = sub / "hooks" / "post-index-change"
+            if runs is _READ_RUNS and hooks.exists():
+                problems.append(("a post-index-change hook in a submodule", sub))
+
+
+# --- credentials in configuration -----------------------------------------------------------------
+
+# A URL with a password (`scheme://user:pass@`) or, over HTTP(S)/FTP, with any user part
+# (`https://<token>@github.com/…`: GitHub and GitLab take a token as the user name).
+_CREDENTIAL_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]*@|(?:https?|ftps?)://[^/@\s]+@", re.I)
+_CREDENTIAL_KEYS = re.compile(r"extraheader|pass|token|secret|cookie", re.I)
+
+
+def credential_entry(e: Entry) -> bool:
+    """Does this entry carry a secret git may print: a URL with credentials (in the value, or in
+    the subsection of ``url.<base>.insteadOf``), an ``http.extraHeader``, a password-like key?"""
+    return bool(_CREDENTIAL_KEYS.search(e.key) or _CREDENTIAL_URL.search(e.value or "")
+                or _CREDENTIAL_URL.search(e.subsection or ""))
+
+
+def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tuple[Path, Entry]]:
+    """Every entry of ``path`` and of the files it includes, with the file it is in. Raises
+    :class:`ConfigError` when a file cannot be read or includes nest too deep."""
+    if depth > _MAX_INCLUDE_DEPTH:
+        raise ConfigError(f"git config includes nest too deep at {path}")
+    for e in read_config(path) or ():
+        yield path, e
+        if e.key == "path" and e.section in ("include", "includeif") and e.value:
+            yield from _entries_with_files(_expand(e.value, path.parent, home), home, depth + 1)
+
+
+# Environment variables that add configuration git would print (not read here: fail closed).
+_CONFIG_ENV = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_DIR", "GIT_COMMON_DIR")
+
+
+def credential_source(cwd: Path, home: Path) -> str | None:
+    """Where the configuration git reads in ``cwd`` holds a credential it may print (remote
+    URLs, ``insteadOf`` rewrites, extra headers), or why that cannot be known; None when no file
+    in scope holds one. Never raises."""
+    for name in _CONFIG_ENV:
+        if os.environ.get(name):
+            return f"${name}"
+    try:
+        for f in _config_files(discover(cwd), home):
+            for path, e in _entries_with_files(f, home):
+                if credential_entry(e):
+                    return str(path)
+    except (ConfigError, OSError, ValueError, RecursionError) as exc:
+        return f"git config (unreadable: {type(exc).__name__})"
+    return None

@@ -1,0 +1,249 @@
+"""Files some commands read or write without naming them: ``gh auth token`` prints the token
+in ``~/.config/gh/hosts.yml``; ``git config --global core.pager …`` writes ``~/.gitconfig``;
+``crontab file`` installs a crontab. The path scanner reports these like a named path, with the
+span of the whole command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..._record import record
+from ..facts import Context, PathClass, PathOp, SensitiveHit
+from ..ir import Command, CommandKind
+from .roles import Role
+
+
+@record
+class Implicit:
+    words: tuple[str, ...]  # the command name, then subcommand words in order (options skipped)
+    path: str
+    role: Role
+    why: str
+    only_with: frozenset[str] = frozenset()  # only when one of these options is given
+    unless: frozenset[str] = frozenset()     # not when one of these options is given
+
+
+def _fs(*a: str) -> frozenset[str]:
+    return frozenset(a)
+
+
+IMPLICIT: tuple[Implicit, ...] = (
+    Implicit(("gh", "auth", "token"), "~/.config/gh/hosts.yml", Role.READ, "prints the GitHub token"),
+    Implicit(("gh", "auth", "status"), "~/.config/gh/hosts.yml", Role.READ, "prints the GitHub token",
+             only_with=_fs("-t", "--show-token")),
+    Implicit(("aws", "configure", "get"), "~/.aws/credentials", Role.READ, "prints a stored AWS key"),
+    Implicit(("aws", "configure", "export-credentials"), "~/.aws/credentials", Role.READ,
+             "prints AWS credentials"),
+    Implicit(("aws", "configure", "set"), "~/.aws/config", Role.WRITE,
+             "writes AWS config (credential_process)"),
+    Implicit(("gcloud", "auth", "print-access-token"), "~/.config/gcloud/credentials.db", Role.READ,
+             "prints a gcloud token"),
+    Implicit(("gcloud", "auth", "print-identity-token"), "~/.config/gcloud/credentials.db", Role.READ,
+             "prints a gcloud token"),
+    Implicit(("gcloud", "auth", "application-default", "print-access-token"),
+             "~/.config/gcloud/application_default_credentials.json", Role.READ, "prints a gcloud token"),
+    Implicit(("kubectl", "config", "view"), "~/.kube/config", Role.READ, "prints cluster credentials",
+             only_with=_fs("--raw")),
+    Implicit(("kubectl", "config", "set-credentials"), "~/.kube/config", Role.WRITE,
+             "writes cluster credentials (exec plugins run programs)"),
+    Implicit(("kubectl", "config", "set"), "~/.kube/config", Role.WRITE, "writes kubeconfig"),
+    Implicit(("git", "credential", "fill"), "~/.git-credentials", Role.READ, "prints stored git passwords"),
+    Implicit(("crontab",), "/var/spool/cron/crontabs/user", Role.WRITE, "installs or removes a crontab",
+             unless=_fs("-l")),
+    Implicit(("npm", "config", "set"), "~/.npmrc", Role.WRITE, "writes npm config (script-shell …)"),
+    Implicit(("npm", "set"), "~/.npmrc", Role.WRITE, "writes npm config (script-shell …)"),
+    Implicit(("pip", "config", "set"), "~/.config/pip/pip.conf", Role.WRITE, "re-points pip"),
+    Implicit(("pip3", "config", "set"), "~/.config/pip/pip.conf", Role.WRITE, "re-points pip"),
+    Implicit(("security", "find-generic-password"), "~/Library/Keychains/login.keychain-db", Role.READ,
+             "prints a keychain password", only_with=_fs("-w", "-g")),
+    Implicit(("security", "find-internet-password"), "~/Library/Keychains/login.keychain-db", Role.READ,
+             "prints a keychain password", only_with=_fs("-w", "-g")),
+    Implicit(("systemctl", "edit"), "/etc/systemd/system/unit.service", Role.WRITE, "edits a unit",
+             unless=_fs("--user")),
+    Implicit(("systemctl", "edit"), "~/.config/systemd/user/unit.service", Role.WRITE, "edits a user unit",
+             only_with=_fs("--user")),
+)
+
+_BY_NAME: dict[str, tuple[Implicit, ...]] = {}
+for _imp in IMPLICIT:
+    _BY_NAME[_imp.words[0]] = (*_BY_NAME.get(_imp.words[0], ()), _imp)
+
+# `git config` read forms; anything else writes a config file.
+_GIT_CONFIG_READS = _fs("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list",
+                        "--get-color", "--get-colorbool", "--show-origin", "--show-scope")
+_GIT_CONFIG_WRITES = _fs("--add", "--unset", "--unset-all", "--replace-all", "--rename-section",
+                         "--remove-section", "-e", "--edit")
+_GIT_CONFIG_VALUED = _fs("-f", "--file", "--blob", "--type", "--default", "--comment")
+
+
+def _split(cmd: Command) -> tuple[list[str], set[str]]:
+    """Non-option words and the option words of a command. A word right after an option
+    without ``=`` may be that option's value; it is kept as ``"\0" + word`` so that
+    :func:`_in_order` may skip it (``kubectl --context prod config view``)."""
+    words, opts, after_opt = [], set(), False
+    for w in cmd.words:
+        t = w.text
+        if t.startswith("-") and len(t) > 1 and w.static:
+            opts.add(t.split("=", 1)[0])
+            after_opt = "=" not in t
+            continue
+        words.append(("\0" + t) if after_opt else t)
+        after_opt = False
+    return words, opts
+
+
+def _in_order(needle: tuple[str, ...], hay: list[str]) -> bool:
+    """``hay`` (the command's non-option words) starts with ``needle``: the subcommand words
+    follow each other, the first of them among the first three words after the name (so that
+    the value of a global option such as ``kubectl --context x`` may come before it)."""
+    if not hay or hay[0].rsplit("/", 1)[-1] != needle[0]:
+        return False
+    rest, sub = hay[1:], list(needle[1:])
+    j = 0
+    while j < len(rest) and rest[j].startswith("\0") and j < 3:
+        j += 1  # values of global options
+    found = [x.lstrip("\0") for x in rest[j:j + len(sub)]]
+    return found == sub or (bool(rest) and [x.lstrip("\0") for x in rest[:len(sub)]] == sub)
+
+
+def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    if cmd.kind is not CommandKind.SIMPLE or (name := cmd.name) is None:
+        return []
+    base = name.rsplit("/", 1)[-1]
+    if base not in _BY_NAME and base != "git":
+        return []
+    from .resolve import hits_for_text
+
+    words, opts = _split(cmd)
+    out: list[SensitiveHit] = []
+    for imp in _BY_NAME.get(base, ()):
+        if imp.only_with and not (opts & imp.only_with):
+            continue
+        if imp.unless & opts or not _in_order(imp.words, words):
+            continue
+        out.extend(hits_for_text(imp.path, imp.role, ctx, cmd.span, dynamic=False, glob=False))
+    if words and words[0].lstrip("\0").rsplit("/", 1)[-1] == "git":
+        out.extend(_git_config(cmd, ctx))
+        out.extend(_git_prints_credentials(cmd, ctx))
+        out.extend(_git_runs_configured_programs(cmd, ctx))
+    return out
+
+
+def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    from .resolve import hits_for_text
+
+    texts = [w.text for w in cmd.words]
+    i, gitdir = 1, "."
+    while i < len(texts) and texts[i].startswith("-"):
+        if texts[i] == "-C" and i + 1 < len(texts):
+            gitdir = texts[i + 1] if texts[i + 1].startswith(("/", "~")) else gitdir + "/" + texts[i + 1]
+        i += 2 if texts[i] in ("-C", "-c", "--git-dir", "--work-tree", "--config-env") else 1
+    if i >= len(texts) or texts[i] != "config":
+        return []
+    rest = texts[i + 1:]
+    opts = {t.split("=", 1)[0] for t in rest if t.startswith("-")}
+    operands, j = [], 0
+    target = gitdir + "/.git/config"
+    while j < len(rest):
+        t = rest[j]
+        if t.startswith("-"):
+            key = t.split("=", 1)[0]
+            if key in ("-f", "--file"):
+                val = t.split("=", 1)[1] if "=" in t else (rest[j + 1] if j + 1 < len(rest) else "")
+                target = val or target
+            if key in _GIT_CONFIG_VALUED and "=" not in t:
+                j += 1
+        else:
+            operands.append(t)
+        j += 1
+    if opts & _GIT_CONFIG_READS or (operands and operands[0] in ("get", "list")):
+        return []
+    if not (opts & _GIT_CONFIG_WRITES) and len(operands) < 2 and not (operands and operands[0] in (
+            "set", "unset", "rename-section", "remove-section", "edit")):
+        return []
+    if "--global" in opts:
+        target = "~/.gitconfig"
+    elif "--system" in opts:
+        target = "/etc/gitconfig"
+    elif "--worktree" in opts:
+        target = gitdir + "/.git/config.worktree"
+    return hits_for_text(target, Role.WRITE, ctx, cmd.span, dynamic=False, glob=False)
+
+
+# git forms that print configuration. Listings print every value, whatever it holds (a token
+# in `http.<url>.extraHeader`, in a remote URL, in `-c`/`GIT_CONFIG_*`): always a leak-class
+# read of the repository config. Forms that print one value or the remote URLs leak only where a
+# file in scope holds a credential (``gitconfig.credential_source``).
+_GIT_LISTINGS = _fs("-l", "--list", "--get-regexp", "--get-urlmatch", "--regexp", "--url")
+_CREDENTIALS = "git config: a credential in a URL or header"
+
+
+def _git_call(cmd: Command, ctx: Context) -> tuple[list[Path], bool, str, list[str]] | None:
+    """A git command line read past its global options: the directories it runs in (``-C``
+    followed), whether another repository or configuration is named (``--git-dir``,
+    ``--work-tree``, ``-c``, ``--config-env``), the subcommand and its words; None without a
+    subcommand."""
+    from ..commands.gitglobal import split_globals
+
+    texts = [w.text for w in cmd.words]
+    k, opts = split_globals(cmd.words[1:])
+    dirs, elsewhere = [ctx.cwd], False
+    for it in opts:
+        if it.name == "-C" and it.values:
+            d = it.values[0].text
+            dirs = [c / d if not d.startswith("~") else ctx.home / d[2:] for c in dirs]
+        elsewhere = elsewhere or it.name in ("--git-dir", "--work-tree", "-c", "--config-env") \
+            or it.word.text.split("=", 1)[0] in ("--git-dir", "--work-tree", "-c", "--config-env")
+    i = k + 1
+    if i >= len(texts):
+        return None
+    return dirs, elsewhere, texts[i], texts[i + 1:]
+
+
+def _git_runs_configured_programs(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    """A network form (``git fetch``, ``pull``, ``push``, ``clone``, ``ls-remote``) in a
+    repository whose own configuration names a program (``core.sshCommand``,
+    ``remote.<name>.uploadpack``, an ``ext::`` URL, ``core.fsmonitor`` …) or that brings its own
+    hooks would run them with the network on: an implant-class hit on the file that names
+    them (op ``EXEC``), so that it is asked about in every mode, never remembered."""
+    from ..git.config import network_problems
+    from ..git.keys import NETWORK_SUBCOMMANDS
+
+    call = _git_call(cmd, ctx)
+    if call is None or call[2] not in NETWORK_SUBCOMMANDS:
+        return []
+    for d in call[0]:
+        for why, where in network_problems(d, ctx.home, ctx.workspace):
+            return [SensitiveHit(str(where), PathClass.IMPLANT, PathOp.EXEC, cmd.span, why)]
+    return []
+
+
+def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    """``git config --list``, ``git var -l`` (always); ``git config KEY``, ``git remote -v``,
+    ``git remote get-url``, ``git ls-remote --get-url`` (when the config holds a credential)."""
+    from ..git.config import credential_source
+    from .resolve import hits_for_text
+
+    call = _git_call(cmd, ctx)
+    if call is None:
+        return []
+    dirs, elsewhere, sub, rest = call
+    opts = {t.split("=", 1)[0] for t in rest if t.startswith("-")}
+    operands = [t for k, t in enumerate(rest) if not t.startswith("-")
+                and not (k and rest[k - 1] in _GIT_CONFIG_VALUED | {"-t"})]
+    listing = ((sub == "config" and (opts & _GIT_LISTINGS or operands[:1] == ["list"]))
+               or (sub == "var" and "-l" in opts))
+    if listing:
+        where = str(dirs[0]) + "/.git/config"
+        return hits_for_text(where, Role.READ, ctx, cmd.span, dynamic=False, glob=False)
+    one_value = len(operands) == 1 or operands[:1] == ["get"]
+    prints = ((sub == "config" and not opts & _GIT_CONFIG_WRITES and one_value)
+              or (sub == "remote" and (opts & {"-v", "--verbose"} or operands[:1] == ["get-url"]))
+              or (sub == "ls-remote" and "--get-url" in opts))
+    if not prints:
+        return []
+    for d in dirs:
+        source = "git -c/--git-dir" if elsewhere else credential_source(d, ctx.home)
+        if source is not None:
+            return [SensitiveHit(source, PathClass.LEAK, PathOp.READ, cmd.span, _CREDENTIALS)]
+    return []

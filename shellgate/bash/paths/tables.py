@@ -1,0 +1,260 @@
+"""The sensitive-path tables: which files leak secrets, which plant code that runs later.
+
+Sources and reasoning: ``research/anchors-destructive.md`` §8 (dcg ``sensitive.rs`` and
+``credential_files``, karanb192 ``protect-secrets``/``config-guard``, sandbox-runtime
+``DANGEROUS_FILES``, openmoat ``GIT_EXEC_VECTORS``, MITRE ATT&CK ids).
+
+Pattern syntax (matching folds case, as dcg does: ``~/.SSH/id_rsa`` opens the key on macOS):
+
+* ``~/…``  under a home directory: the context's HOME, and also ``/root``, ``/home/*`` and
+  ``/Users/*`` (another user's key is as secret as one's own);
+* ``/…``   an absolute path;
+* otherwise anywhere in the tree (``.env`` matches ``./.env`` and ``/srv/app/.env``).
+
+Segments are bash globs; ``**`` is any number of directories (zero included), ``{a,b}``
+alternatives. ``exclude`` lists basename globs that are the benign look-alikes of an entry.
+
+A LEAK entry is hit by any read or write (reading exposes the secret, writing replaces it). An
+IMPLANT entry is hit by writes only (reading ``~/.bashrc`` is fine; writing it runs code at the
+next shell). An entry may be both (``.git/config``: the CI token sits there; hooks run from it).
+"""
+
+from __future__ import annotations
+
+from ..._record import record
+
+
+@record
+class PathRule:
+    pattern: str
+    leak: bool
+    implant: bool
+    why: str
+    exclude: tuple[str, ...] = ()
+
+
+def _leak(pattern: str, why: str, exclude: tuple[str, ...] = ()) -> PathRule:
+    return PathRule(pattern, True, False, why, exclude)
+
+
+def _implant(pattern: str, why: str, exclude: tuple[str, ...] = ()) -> PathRule:
+    return PathRule(pattern, False, True, why, exclude)
+
+
+def _both(pattern: str, why: str, exclude: tuple[str, ...] = ()) -> PathRule:
+    return PathRule(pattern, True, True, why, exclude)
+
+
+_PUB = ("*.pub",)
+# Names under ~/.ssh that are not private keys (public keys, host lists, client config).
+_SSH_PUBLIC = ("*.pub", "known_hosts", "known_hosts.old", "known_hosts2", "config", "authorized_keys",
+               "authorized_keys2", "rc", "environment", "*.pub.*", "agent", "sockets")
+# Certificates and bundles are public; the private-key `.pem`s are what is left.
+_PEM_PUBLIC = ("cacert.pem", "ca.pem", "ca-*.pem", "*-ca.pem", "*_ca.pem", "*cert*.pem", "*chain*.pem",
+               "*bundle*.pem", "*pub*.pem", "*.crt.pem", "dhparam*.pem", "*csr*.pem")
+# Templates of env files are committed on purpose and hold no secrets.
+_ENV_TEMPLATES = ("*.example", "*.sample", "*.template", "*.dist", "*.defaults", "*.schema",
+                  "*.example.*", "*.sample.*", "*.template.*", "*.tmpl", "*.tpl", "*.md", "*.txt",
+                  "*.py", "*.ts", "*.js", "*.rb", "*.go", "*.rs", "*.d.ts", "*.test.ts")
+
+LEAK_RULES: tuple[PathRule, ...] = (
+    # --- SSH (T1552.004) ---
+    _leak("~/.ssh/**", "SSH private keys live here, whatever their name", _SSH_PUBLIC),
+    _leak("id_{rsa,dsa,ecdsa,ed25519,ecdsa_sk,ed25519_sk}", "an SSH private key outside ~/.ssh", _PUB),
+    _leak("/etc/ssh/ssh_host_*_key", "the host's SSH private keys", _PUB),
+    # --- Cloud credentials (T1552.001) ---
+    _leak("~/.aws/credentials", "AWS access keys"),
+    _leak("~/.aws/{sso,cli}/cache/**", "cached AWS session tokens"),
+    _leak("~/.config/gcloud/**", "gcloud OAuth tokens, application-default and legacy credentials"),
+    _leak("~/.azure/{accessTokens.json,msal_token_cache.*,service_principal_entries.json}",
+          "Azure CLI tokens"),
+    _leak("~/.oci/**", "Oracle Cloud API keys"),
+    _leak("~/.s3cfg", "s3cmd access keys"),
+    _leak("~/.boto", "boto/gsutil credentials"),
+    _leak("~/.terraform.d/credentials.tfrc.json", "Terraform Cloud API token"),
+    _leak("~/.config/rclone/rclone.conf", "rclone remotes with their tokens"),
+    _leak("~/.config/doctl/config.yaml", "DigitalOcean API token"),
+    # --- Developer-tool tokens ---
+    _leak("~/.config/gh/hosts.yml", "GitHub CLI OAuth token"),
+    _leak("~/.config/hub", "hub GitHub token"),
+    _leak("~/.config/github-copilot/{hosts,apps}.json", "GitHub Copilot tokens"),
+    _leak("{.netrc,_netrc}", "login/password pairs for curl, git, ftp"),
+    _leak("~/.git-credentials", "git credential-store passwords in plain text"),
+    _leak("~/.config/git/credentials", "git credential-store (XDG location)"),
+    _leak("~/.pypirc", "PyPI upload token"),
+    _leak("~/.gem/credentials", "RubyGems API key"),
+    _leak("~/.cargo/credentials{,.toml}", "crates.io token"),
+    _leak("~/.vault-token", "HashiCorp Vault token"),
+    _leak("~/.config/op/**", "1Password CLI session"),
+    _leak("~/.password-store/**", "pass(1) password store"),
+    _leak("~/.local/share/keyrings/**", "GNOME keyring"),
+    _leak("~/Library/Keychains/**", "macOS keychain (T1555.001)"),
+    # --- Databases ---
+    _leak(".pgpass", "PostgreSQL passwords"),
+    _leak("~/.my.cnf", "MySQL client password"),
+    _leak("~/.mylogin.cnf", "MySQL login paths (obfuscated passwords)"),
+    # --- Environment files (dcg lists these names anywhere in the tree) ---
+    _leak(".env", "application secrets loaded into the environment"),
+    _leak(".env.*", "per-stage application secrets", _ENV_TEMPLATES),
+    _leak("*.env", "application secrets (name.env convention)", _ENV_TEMPLATES + (".env",)),
+    # --- GnuPG ---
+    _leak("~/.gnupg/**", "GnuPG private keys and trust database"),
+    # --- Keys and service accounts anywhere ---
+    _leak("*.pem", "PEM files are often private keys (EC2 key pairs: name.pem)", _PEM_PUBLIC),
+    _leak("*.{key,p12,pfx,jks,keystore,ppk,p8}", "private keys and key stores",
+          ("*.pub",)),
+    _leak("{*service*account*,*serviceaccount*,*-sa-key,client_secret*,credentials,secrets}.json",
+          "cloud service-account keys and OAuth client secrets"),
+    _leak("secrets.{yml,yaml,toml,ini,env}", "application secrets files"),
+    _leak(".secrets{,.*}", "application secrets files", _ENV_TEMPLATES),
+    _leak("*.tfstate{,.backup}", "Terraform state holds every generated secret in plain text"),
+    # --- System and process secrets ---
+    _leak("/etc/{shadow,gshadow,shadow-,gshadow-}", "password hashes"),
+    _leak("/etc/security/opasswd", "old password hashes"),
+    _leak("/proc/*/environ", "another process's environment (tokens in env vars)"),
+    _leak("/proc/*/{mem,maps}", "another process's memory"),
+    _leak("/proc/*/task/*/{environ,mem,maps}", "a thread's environment and memory (its process's)"),
+    _leak("~/.{bash,zsh,sh,python,psql,mysql,node_repl,sqlite,rediscli,irb,lesshst}_history",
+          "shell and REPL history holds typed passwords and tokens"),
+    _leak("~/.local/share/fish/fish_history", "fish history"),
+    _leak("~/.zhistory", "zsh history (alternative name)"),
+    _leak("~/.histfile", "zsh history (alternative name)"),
+    # --- Browser profiles (T1555.003, T1539) ---
+    _leak("~/.config/{google-chrome,chromium,BraveSoftware,microsoft-edge}/**/{Login Data,Cookies,Web Data}",
+          "saved browser passwords and cookies"),
+    _leak("~/Library/Application Support/{Google/Chrome,Chromium,BraveSoftware}/**/{Login Data,Cookies}",
+          "saved browser passwords and cookies (macOS)"),
+    _leak("~/.mozilla/firefox/**/{logins.json,key4.db,key3.db,cookies.sqlite}", "Firefox passwords"),
+    _leak("~/Library/Application Support/Firefox/**/{logins.json,key4.db,cookies.sqlite}",
+          "Firefox passwords (macOS)"),
+    # --- Agent credentials (the Nx s1ngularity malware hunted these) ---
+    _leak("~/.claude/.credentials.json", "Claude Code OAuth token (Linux)"),
+    _leak("~/.codex/auth.json", "Codex CLI API key / tokens"),
+    _leak("~/.gemini/{oauth_creds.json,google_accounts.json}", "Gemini CLI OAuth tokens"),
+)
+
+BOTH_RULES: tuple[PathRule, ...] = (
+    # Files that hold a secret *and* name programs to run.
+    _both(".git/config", "CI checkouts leave the job token here; core.fsmonitor/hooksPath/pager run code"),
+    _both("~/.aws/config", "credential_process runs a program; may hold keys"),
+    _both("~/.kube/config{,.*}", "cluster tokens; exec credential plugins run programs"),
+    _both("~/.docker/config.json", "registry auth; credential helpers run programs"),
+    _both("~/.npmrc", "registry auth tokens; script-shell/node-options run code"),
+    _both(".envrc", "direnv executes it on cd; usually exports secrets"),
+    _both("/etc/sudoers{,.d/**}", "who may become root"),
+    _both("~/.config/shellgate/**", "the gate's own user config: rules and stored approvals"),
+    _both(".shellgate/**", "the gate's own project config: rules and stored approvals"),
+    _both("~/.local/state/shellgate/**", "the gate's own audit log and session state"),
+    _both("~/.cache/shellgate/**", "the gate's own caches: the sandbox probe and its seccomp filter"),
+)
+
+IMPLANT_RULES: tuple[PathRule, ...] = (
+    # --- Shell startup files (T1546.004) ---
+    _implant("~/.{bashrc,bash_profile,bash_login,bash_logout,profile,zshrc,zshenv,zprofile,zlogin,zlogout}",
+             "runs at every shell start"),
+    _implant("~/.{kshrc,mkshrc,cshrc,tcshrc,login,xprofile,xinitrc,xsession,xsessionrc,pam_environment}",
+             "runs (or sets the environment) at login"),
+    _implant("~/.{bashrc,zshrc,profile}.d/**", "sourced by the rc file"),
+    _implant("~/.config/fish/**", "fish config and conf.d run at shell start"),
+    _implant("~/.config/environment.d/**", "sets the environment of the user session"),
+    _implant("~/.oh-my-zsh/custom/**", "sourced by every zsh"),
+    _implant("~/.zsh/**", "commonly sourced by .zshrc"),
+    _implant("/etc/{profile,bash.bashrc,bashrc,zshrc,zshenv,zprofile,environment}", "system-wide rc"),
+    _implant("/etc/{profile.d,zsh}/**", "system-wide rc"),
+    # --- Tools whose config names a program ---
+    _implant("~/.ripgreprc", "rg --pre runs a program (sandbox-runtime DANGEROUS_FILES)"),
+    _implant("~/.{vimrc,exrc,gvimrc}", "the editor runs it; `:!cmd` in it runs code"),
+    _implant("~/.{vim,config/nvim}/**", "editor plugins run code"),
+    _implant("~/.{emacs,emacs.el}", "Emacs Lisp runs at start"),
+    _implant("~/.emacs.d/**", "Emacs Lisp runs at start"),
+    _implant("~/.{inputrc,screenrc,tmux.conf}", "can bind keys to shell commands"),
+    _implant("~/.config/tmux/**", "can bind keys to shell commands"),
+    _implant("~/.{wgetrc,curlrc}", "changes where downloads come from and go"),
+    _implant("pip.conf", "index-url and global.python re-point pip (osec.com write-up)"),
+    _implant("~/.config/pip/**", "pip user config"),
+    _implant("~/.pip/**", "pip user config (legacy)"),
+    _implant("**/{site,dist}-packages/*.pth", "import lines in .pth files run at every Python start"),
+    _implant("**/{site,dist}-packages/{sitecustomize,usercustomize}.py", "runs at every Python start"),
+    _implant("~/.{yarnrc,yarnrc.yml}", "yarnPath runs a program"),
+    _implant("~/.m2/settings.xml", "Maven mirrors and plugins"),
+    _implant("~/.gradle/{gradle.properties,init.gradle,init.d/**}", "Gradle init scripts run code"),
+    _implant("~/.cargo/config{,.toml}", "cargo runner/rustc wrappers run programs"),
+    _implant(".cargo/config{,.toml}", "cargo runner/rustc wrappers run programs"),
+    # --- Git (hooks and program-valued config keys) ---
+    _implant(".git/hooks/**", "git runs hooks on commit, checkout, push …"),
+    _implant(".git/{config.worktree,info/attributes}", "worktree config and attribute drivers"),
+    _implant(".git/commondir", "re-points git at another repository's config (core.fsmonitor …)"),
+    _implant(".git/worktrees/*/{config*,hooks/**}", "linked-worktree config (openmoat GIT_EXEC_VECTORS)"),
+    _implant(".git/modules/**/{hooks/**,config}", "submodule hooks and config"),
+    _implant("~/.gitconfig", "user git config: aliases, pager, fsmonitor, hooksPath"),
+    _implant("~/.config/git/{config,attributes,hooks/**}", "user git config (XDG location)"),
+    _implant("/etc/gitconfig", "system git config"),
+    _implant(".gitmodules", "submodule URLs and update commands (sandbox-runtime)"),
+    _implant(".husky/**", "husky points core.hooksPath here"),
+    _implant(".pre-commit-config.yaml", "pre-commit runs the hooks it names at every commit"),
+    # --- CI and dev environments that run what the repository says ---
+    _implant(".github/workflows/**", "CI runs these with the repository's secrets"),
+    _implant(".devcontainer/**", "the editor builds and runs this container, with its commands"),
+    _implant("~/.local/bin/**", "on PATH before the system: a planted `git` or `bwrap` runs later"),
+    # --- Agent configuration (CVE-2025-59536, CVE-2026-21852, CVE-2026-33068) ---
+    _implant(".mcp.json", "MCP servers are programs the agent starts"),
+    _implant("~/.claude.json", "Claude Code user state: MCP servers, trust"),
+    _implant(".claude/settings*.json", "hooks, permissions, env of the agent"),
+    _implant(".claude/{commands,agents,hooks,skills}/**", "agent commands, hooks and skills"),
+    _implant("~/.claude/settings*.json", "user agent settings: hooks, permissions"),
+    _implant("~/.claude/{commands,agents,hooks,skills,plugins}/**", "user agent commands, hooks, skills"),
+    _implant("{.gemini,~/.gemini}/settings.json", "Gemini CLI settings: MCP servers, tools"),
+    _implant("{.cursor,~/.cursor}/mcp.json", "Cursor MCP servers"),
+    _implant("{.codex,~/.codex}/config.toml", "Codex CLI config: MCP servers, sandbox mode"),
+    _implant("/etc/claude-code/**", "managed agent settings"),
+    # --- IDE configuration ---
+    _implant(".vscode/{tasks,launch,settings}.json", "tasks run on folder open; settings name programs"),
+    _implant("*.code-workspace", "workspace tasks and settings"),
+    _implant(".idea/**", "run configurations and startup tasks (sandbox-runtime denies the directory)"),
+    # --- SSH access (T1098.004) ---
+    _implant("~/.ssh/{authorized_keys,authorized_keys2}", "grants login to whoever holds the key"),
+    _implant("~/.ssh/{config,rc,environment}", "ProxyCommand/LocalCommand and rc run programs"),
+    _implant("/etc/ssh/**", "sshd configuration", ("ssh_host_*",)),
+    # --- OS persistence (T1053.003, T1543.002, T1547.013, T1543.001) ---
+    _implant("/var/spool/cron/**", "crontabs"),
+    _implant("/etc/{crontab,anacrontab}", "system crontab"),
+    _implant("/etc/cron.*/**", "system cron jobs"),
+    _implant("~/.config/systemd/user/**", "systemd user units run at login"),
+    _implant("/{etc,lib,usr/lib}/systemd/**", "system units"),
+    _implant("~/.config/autostart/**", "XDG autostart entries run at login"),
+    _implant("/etc/xdg/autostart/**", "system XDG autostart"),
+    _implant("~/Library/LaunchAgents/**", "macOS launch agents"),
+    _implant("/Library/{LaunchAgents,LaunchDaemons}/**", "macOS launch agents and daemons"),
+    _implant("/etc/{rc.local,init.d/**,pam.d/**,ld.so.preload,ld.so.conf,ld.so.conf.d/**}",
+             "boot scripts, PAM modules, preloaded libraries"),
+    _implant("/etc/{passwd,group}", "accounts and group membership"),
+)
+
+RULES: tuple[PathRule, ...] = LEAK_RULES + BOTH_RULES + IMPLANT_RULES
+
+# Environment variables whose purpose is to point at one of the files above (dcg
+# VARIABLE_ROOTS). Replaced by their usual value; any other variable makes a word dynamic.
+VARIABLE_ROOTS: dict[str, str] = {
+    "HOME": "~",
+    "PWD": ".",
+    "XDG_CONFIG_HOME": "~/.config",
+    "XDG_DATA_HOME": "~/.local/share",
+    "ZDOTDIR": "~",
+    "GNUPGHOME": "~/.gnupg",
+    "GH_CONFIG_DIR": "~/.config/gh",
+    "DOCKER_CONFIG": "~/.docker",
+    "KUBECONFIG": "~/.kube/config",
+    "AWS_SHARED_CREDENTIALS_FILE": "~/.aws/credentials",
+    "AWS_CONFIG_FILE": "~/.aws/config",
+    "NPM_CONFIG_USERCONFIG": "~/.npmrc",
+    "CLAUDE_CONFIG_DIR": "~/.claude",
+    "CODEX_HOME": "~/.codex",
+    "CARGO_HOME": "~/.cargo",
+    "GIT_DIR": ".git",
+}
+
+# The variables whose value the gate *knows* rather than guesses: HOME (the context's home) and
+# PWD (the directory the command runs in). Where a path decides a boundary (inside the
+# workspace or not, a "never" target) only these are replaced; any other variable leaves the
+# path unknown, and an unknown path counts as outside the workspace.
+KNOWN_VARIABLES: dict[str, str] = {"HOME": "~", "PWD": "."}

@@ -1,0 +1,194 @@
+"""``find D … | xargs R …``: when the words xargs appends are proved to be plain file names.
+
+xargs splits its input at blanks and reads quotes and backslashes, so a file named
+``x --files0-from=~/.ssh/id_rsa`` becomes an option of the command it runs, and a name may be a
+secret. Without more, the command xargs runs gets words nobody has seen (``wild_tail``: only
+commands without unsafe options, and no reader of files, pass). Here a pipeline is proved
+plain when all of this holds:
+
+* the stage feeding xargs (through ``|``, not ``|&``) is a ``find`` that only tests and prints
+  names (no ``-printf``/``-ls``/``-exec``/``-L`` …), with static start points;
+* xargs reads that pipe (no ``-a``), splits as usual or at NULs (no ``-d``);
+* the command xargs runs is a table command (not git or a wrapper: an appended word could pick
+  a subcommand or a program), given its pattern or program already (``sed``'s script is never
+  a name find printed: a directory named ``e`` would be sed's "execute" command);
+* every entry below every start point — a full walk, links not followed, as find walks — has a
+  plain name: no blank, quote, backslash or control character, none starting with ``-``
+  (at most ``BUDGET`` entries; past that nothing is proved);
+* the recursive secret check a reader such as ``grep -r`` gets (``paths.leaks_below``) finds
+  no secret below them.
+
+Then the appended words are names of files below the start points, and the command reads them
+as ``grep -r`` would read that tree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ..._lazyre import lazy_compile
+from ..._record import replace
+from ..facts import Context, PathOp
+from ..ir import Script, Via, Word
+
+BUDGET = 10_000
+_PLAIN = lazy_compile(r"[A-Za-z0-9._+@%,=:^~][A-Za-z0-9._+@%,=:^~-]*")
+
+# xargs options that change neither where its input comes from nor how it is split.
+_XARGS_FLAGS = frozenset({"-0", "--null", "-r", "--no-run-if-empty", "-t", "--verbose", "-x",
+                          "--exit"})
+_XARGS_VALUED = frozenset({"-n", "-L", "-P", "-s", "-I", "-E"})
+_XARGS_LONG_VALUED = ("--max-args=", "--max-lines=", "--max-procs=", "--max-chars=", "--eof=")
+# find words that print something other than names, follow links or run programs.
+_FIND_REFUSED = frozenset({"-printf", "-fprintf", "-ls", "-fls", "-fprint", "-fprint0", "-exec",
+                           "-execdir", "-ok", "-okdir", "-delete", "-files0-from", "-L", "-follow",
+                           "-H", "-D"})
+_FIND_EXPR_START = re.compile(r"^[-(!),]")
+
+
+def proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | None) -> bool:
+    """Whether the words xargs appends to command ``index`` are plain names of files below a
+    find's start points, none of them a secret (the module docstring). Never raises."""
+    try:
+        return _proved(script, index, ctx, cwds)
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def roots(script: Script, index: int) -> list[str] | None:
+    """find's start points when command ``index`` is run by an xargs that a find feeds in the
+    shape the module docstring requires (the filesystem not looked at); else None. What the
+    path scanner takes the appended names to lie below. Never raises."""
+    try:
+        return _roots(script, index)
+    except (ValueError, IndexError):
+        return None
+
+
+def _roots(script: Script, index: int) -> list[str] | None:
+    cmd = script.commands[index]
+    if not cmd.via or cmd.via[-1] is not Via.XARGS or cmd.parent is None or not cmd.words:
+        return None
+    xargs = script.commands[cmd.parent]
+    if not xargs.words or cmd.words[0].span[0] <= xargs.words[0].span[1]:
+        return None   # spans that cannot tell where the inner command starts (a nested script)
+    null: set[bool] = set()
+    if xargs.name != "xargs" or not _xargs_ok(xargs.words[1:], cmd.words[0], null):
+        return None
+    feeder = _feeder(script, cmd.parent)
+    if feeder is None:
+        return None
+    starts = _find_starts(feeder.args, null=bool(null))
+    return starts if starts is not None and _reads_given_names(cmd) else None
+
+
+def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | None) -> bool:
+    starts = _roots(script, index)
+    if starts is None:
+        return False
+    from .resolve import check_path, leaks_below
+
+    for c in cwds or (ctx.cwd,):
+        for s in starts:
+            root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
+            if not os.path.lexists(root) or os.path.islink(root) or not _plain_below(root):
+                return False   # (a linked start point: find names the link, R reads its target)
+            if os.path.isdir(root):
+                found, complete = leaks_below(root, str(ctx.home))
+                if found or not complete:
+                    return False
+            elif check_path(root, PathOp.READ, replace(ctx, cwd=c)) is not None:
+                return False   # a start point that is a file is itself a name xargs passes on
+    return True
+
+
+def _xargs_ok(words: tuple[Word, ...], first_inner: Word, null: set[bool]) -> bool:
+    i = 0
+    while i < len(words) and words[i].span != first_inner.span:
+        w = words[i]
+        t = w.text
+        if not w.static:
+            return False
+        if t in ("-0", "--null"):
+            null.add(True)
+        if t in _XARGS_FLAGS or t.startswith(_XARGS_LONG_VALUED):
+            i += 1
+        elif t in _XARGS_VALUED:
+            i += 2
+        elif t[:2] in _XARGS_VALUED and len(t) > 2 or t.startswith("-i") or t.startswith("--replace"):
+            i += 1
+        else:
+            return False     # -a, -d, -p, --process-slot-var, an unknown option, a stray word
+    return i < len(words)
+
+
+def _feeder(script: Script, xi: int):
+    """The command whose stdout is xargs's stdin through a plain ``|``, if it is a find."""
+    x = script.commands[xi]
+    for j in range(xi - 1, -1, -1):
+        p = script.commands[j]
+        if p.parent != x.parent or p.via != x.via:
+            continue
+        gap = script.source[p.span[1]:x.span[0]]
+        # Only stderr may go elsewhere (`2>/dev/null`): stdout is what xargs reads.
+        if gap.strip() != "|" or p.name != "find" or any(r.fd != 2 for r in p.redirects):
+            return None
+        return p
+    return None
+
+
+def _find_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
+    starts: list[str] = []
+    i = 0
+    while i < len(args) and not _FIND_EXPR_START.match(args[i].text):
+        w = args[i]
+        if not w.static or w.glob or not _plain_start(w.text):
+            return None
+        starts.append(w.text)
+        i += 1
+    for w in args[i:]:
+        if not w.static or w.text in _FIND_REFUSED or (w.text == "-print0" and not null):
+            return None
+    return starts or ["."]
+
+
+def _plain_start(text: str) -> bool:
+    parts = [p for p in text.split("/") if p]
+    return text[:1] != "-" and all(_PLAIN.fullmatch(p) for p in parts) and (parts or text == "/")
+
+
+def _reads_given_names(cmd) -> bool:
+    """A table command that takes any number of operands (``xxd IN OUT`` writes its second,
+    ``uniq`` too) and, if it has a pattern or program, is given it already: the appended words
+    are then more operands of the same kind."""
+    from ..commands import registry
+    from ..commands.spec import Command, read_args
+
+    spec = registry.lookup(cmd.name or "")
+    if not isinstance(spec, Command) or spec.free or spec.max_operands is not None:
+        return False
+    if spec.pattern_from is None:
+        return True
+    parsed = read_args(spec, cmd.args)
+    return bool(parsed.operands) or parsed.has(*spec.pattern_from)
+
+
+def _plain_below(root: str) -> bool:
+    """Every name below ``root`` (itself included) plain, within ``BUDGET`` entries; links are
+    not followed (find does not follow them either)."""
+    if not os.path.isdir(root) or os.path.islink(root):
+        return True
+    budget = BUDGET
+    todo = [root]
+    while todo:
+        d = todo.pop()
+        with os.scandir(d) as it:
+            for e in it:
+                budget -= 1
+                if budget < 0 or not _PLAIN.fullmatch(e.name):
+                    return False
+                if e.is_dir(follow_symlinks=False):
+                    todo.append(e.path)
+    return True
