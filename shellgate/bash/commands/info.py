@@ -79,8 +79,12 @@ def version_only(call: Call) -> list[Finding]:
     """Interpreters: read-only only as ``NAME --version`` / ``-V`` (``node -v``)."""
     cmd = call.command
     ok = {"-V", "--version"} | ({"-v"} if cmd.name == "node" else set())
-    if len(cmd.args) == 1 and cmd.args[0].static and cmd.args[0].text in ok:
+    if not call.wild_tail and len(cmd.args) == 1 and cmd.args[0].static and cmd.args[0].text in ok:
         return []
+    if len(cmd.args) > 1 and [w.text for w in cmd.args[:2]] == ["-m", "pip"]:
+        from .toolchain import PIP_WHY
+
+        return [Finding(f"{cmd.name} -m pip {PIP_WHY}", cmd.words[0].span, "readonly.program")]
     return [Finding(f"{cmd.name} runs code (not read-only)", cmd.words[0].span, "readonly.program")]
 
 

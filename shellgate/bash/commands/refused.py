@@ -11,9 +11,9 @@ _PAGER = "is a pager: it can run shell commands (!cmd, LESSOPEN preprocessors) a
 
 REFUSED: dict[str, str] = {
     **dict.fromkeys(("python", "python3", "python2", "pypy3", "node", "deno", "bun", "ruby", "perl",
-                     "php", "lua", "Rscript", "java", "go", "cargo", "rustc", "gcc", "cc", "clang",
-                     "make", "cmake", "ninja", "pytest", "tox", "nox", "npm", "npx", "yarn", "pnpm",
-                     "pip", "pip3", "uv", "uvx", "poetry", "pipenv", "conda", "mvn", "gradle"),
+                     "php", "lua", "Rscript", "java", "go", "gcc", "cc", "clang",
+                     "make", "cmake", "ninja", "pytest", "tox", "nox", "npx", "yarn", "pnpm",
+                     "uvx", "poetry", "pipenv", "conda", "mvn", "gradle"),
                     _RUNS_CODE),
     **dict.fromkeys(("less", "more", "most", "pg", "pager", "man", "info", "view"), _PAGER),
     **dict.fromkeys(("vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "code"), "is an editor"),
@@ -42,4 +42,7 @@ REFUSED: dict[str, str] = {
     "scp": "copies files over the network", "rsync": "copies files (and can run programs)",
     "sftp": "copies files over the network", "watch": "runs a command repeatedly",
     "yes": "prints forever",
+    # npm, cargo, rustc, pip: commands/toolchain.py (the forms that are read-only, and why not the rest)
+    "uv": "runs code (not measured here: it reads the workspace's uv.toml and pyproject.toml and may "
+          "download Python or packages)",
 }

@@ -17,7 +17,7 @@ from .spec import Call, Command, Finding
 Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
-             "network", "git", "launchers")
+             "network", "git", "launchers", "toolchain")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -43,6 +43,7 @@ _INDEX_SRC = {
     "launchers": "sudo doas su pkexec runuser chroot nohup setsid timeout nice ionice stdbuf "
                  "command builtin exec time env xargs bash sh dash eval",
     "find": "find",
+    "toolchain": "npm cargo rustc pip pip3",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 
