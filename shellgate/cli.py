@@ -309,8 +309,20 @@ def _click_main(args: list[str]) -> None:
     @config_opt
     @json_opt
     @click.option("--no-self-test", is_flag=True, help="Skip running the installed hooks.")
-    def doctor(cwd: str | None, config: str | None, as_json: bool, no_self_test: bool) -> None:
-        """Report the sandbox tier, config files, hook installation, and a self-test."""
+    @ray_opt
+    def doctor(cwd: str | None, config: str | None, as_json: bool, no_self_test: bool,
+               ray_address: str | None) -> None:
+        """Report the sandbox tier, config files, hook installation, and a self-test
+        (with --ray: what each node of the Ray cluster lacks for check and fuzz)."""
+        if ray_address is not None:
+            def nodes() -> int:
+                from .cluster.nodes import main as nodes_main
+
+                text, code = nodes_main(ray_address, as_json=as_json)
+                click.echo(text)
+                return code
+
+            sys.exit(_on_ray(nodes))
         from .integrations.doctor import main as doctor_main
 
         text, code = doctor_main(cwd, config=config, as_json=as_json,

@@ -121,3 +121,41 @@ def test_ray_imports_stay_off_the_plain_check_path():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=Path(__file__).parent.parent)
     assert p.stdout.split() == ["False", "False"], p.stderr
+
+
+def test_doctor_ray_checks_every_node(ray_instance):
+    """Each alive node reports bwrap and strace as this host sees them (it is the one node)."""
+    from shellgate.cluster import nodes
+    from shellgate.fuzz.oracle import OracleUnavailable, preflight
+    from shellgate.sandbox.trusted import find_program
+
+    try:
+        preflight()
+        bwrap_ok = True
+    except OracleUnavailable:
+        bwrap_ok = False
+    report = nodes.report(None)
+    alive = [n for n in ray_instance.nodes() if n["Alive"]]
+    by_name = {c.name.rsplit(" ", 1)[-1]: c for c in report.checks if c.name.startswith("node ")}
+    assert len([c for c in report.checks if c.name.endswith(" bwrap")]) == len(alive)
+    assert by_name["bwrap"].ok == bwrap_ok
+    assert by_name["strace"].ok == bool(find_program("strace")[0])
+    assert report.ok == (bwrap_ok and by_name["strace"].ok)
+
+
+def test_doctor_ray_cli(ray_instance):
+    address = ray_instance.get_runtime_context().gcs_address
+    p = subprocess.run([sys.executable, "-m", "shellgate", "doctor", "--ray", address, "--json"],
+                       capture_output=True, text=True)
+    got = json.loads(p.stdout)
+    assert p.returncode == (0 if got["ok"] else 1), p.stderr
+    assert any(c["name"].endswith(" strace") for c in got["checks"])
+
+
+def test_unreachable_cluster_is_exit_2(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"cmd": "ls"}\n', encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "shellgate", "check", "--jsonl", str(src),
+                        "--ray", "127.0.0.1:1"], capture_output=True, text=True,
+                       env={**os.environ, "RAY_gcs_rpc_server_connect_timeout_s": "2"})
+    assert p.returncode == 2 and "cannot start or reach Ray" in p.stderr and not p.stdout
