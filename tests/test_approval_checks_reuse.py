@@ -20,7 +20,8 @@ TABLES = ("readonly.jsonl", "not_readonly.jsonl", "capability.jsonl", "write_pat
           "paths_bash.jsonl", "warn.jsonl", "parse_constructs.jsonl")
 _EXTRA = ["ls | xargs timeout 5 sort", "find . | xargs nice cat", "cd /etc && cat passwd | wc -l",
           "cd sub; touch x; cat y > z", "echo a | sudo tee /etc/x | grep b", "pushd /tmp; ls; popd",
-          "cat ~/.ssh/id_rsa | wc -c; ls", "git status && git diff | head"]
+          "cat ~/.ssh/id_rsa | wc -c; ls", "git status && git diff | head",
+          "touch ./-o; sort *", "touch ./-r; wc -l *"]
 
 
 def commands() -> list[str]:
@@ -70,8 +71,10 @@ def test_recorded_checks_are_the_per_command_checks(ctx: Context) -> None:
         seen += 1
         cwds = readonly.candidate_cwds(script, ctx)
         assert a.checks.cwds == cwds, cmd
-        clean = {i for i, c in enumerate(script.commands)
-                 if not readonly.check_command(Call(c, i, script, ctx, cwds,
-                                                    wild_tail=readonly.xargs_tail(c.via)))}
+        clean = {i for i, found in enumerate(readonly.command_findings(script, ctx, cwds)) if not found}
         assert a.checks.clean == clean, cmd
+        # knowing the line's writes only ever takes a command out (`touch ./-o; sort *`)
+        alone = {i for i, c in enumerate(script.commands)
+                 if not readonly.check_command(Call(c, i, script, ctx, cwds))}
+        assert clean <= alone, cmd
     assert seen > 300

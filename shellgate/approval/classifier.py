@@ -332,25 +332,17 @@ def readonly_commands(analysis: Any, ctx: Context) -> frozenset[int]:
         return frozenset(range(len(cmds)))
     if len(cmds) == 1 or any(h.span is None for h in analysis.sensitive):
         return frozenset()
-    from ..bash.commands.spec import Call
     from ..bash.readonly import classify as readonly
 
     try:
         checks = getattr(analysis, "checks", None)
-        cwds = _cwds(analysis, ctx)
-        out = set()
-        for i, c in enumerate(cmds):
-            if any(_inside(h.span, c.span) for h in analysis.sensitive):
-                continue
-            if checks is not None:
-                # the read-only check already ran this very check (same call): reuse it
-                if i in checks.clean:
-                    out.add(i)
-                continue
-            call = Call(c, i, script, ctx, cwds, wild_tail=readonly.xargs_tail(c.via))
-            if not readonly.check_command(call):
-                out.add(i)
-        return frozenset(out)
+        if checks is not None:  # the read-only check already judged each command: reuse it
+            clean = checks.clean
+        else:
+            per = readonly.command_findings(script, ctx, _cwds(analysis, ctx))
+            clean = frozenset(i for i, found in enumerate(per) if not found)
+        return frozenset(i for i in clean
+                         if not any(_inside(h.span, cmds[i].span) for h in analysis.sensitive))
     except Exception:  # the bash core's internals moved: credit nothing
         return frozenset()
 

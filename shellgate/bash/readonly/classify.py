@@ -100,14 +100,7 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
             f"the command could not be fully parsed: {script.error.reason}", script.error.span,
             "readonly.parse"),))
     cwds = candidate_cwds(script, ctx)
-    tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, cwds)
-             for i, cmd in enumerate(script.commands)]
-    per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i]))
-           for i, cmd in enumerate(script.commands)]
-    writes = line_writes(per)
-    if writes != ():  # a second look, knowing what the line writes (globs, git's config, jq -f)
-        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i], line_writes=writes))
-               for i, cmd in enumerate(script.commands)]
+    per = command_findings(script, ctx, cwds)
     findings = [f for found in per for f in found]
     clean = [i for i, found in enumerate(per) if not found]
     findings.extend(_loop_variables(script))
@@ -123,6 +116,22 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
         return ReadonlyResult(True, Effect.READ, (), checks)
     reasons = tuple(dict.fromkeys([Reason(f.message, f.span, f.rule) for f in findings]))
     return ReadonlyResult(False, worst([f.effect for f in findings]), reasons, checks, more)
+
+
+def command_findings(script: Script, ctx: Context, cwds: tuple[Path, ...] | None) -> list[list[Finding]]:
+    """Each command's own findings, in the context of the whole line: a second look knows what
+    the line writes (a glob operand, git's config, ``jq -f`` may meet a file an earlier command
+    creates). The one way to judge commands one by one: the harness's view of which commands
+    are read-only on their own must equal the line's."""
+    tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, cwds)
+             for i, cmd in enumerate(script.commands)]
+    per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i]))
+           for i, cmd in enumerate(script.commands)]
+    writes = line_writes(per)
+    if writes != ():
+        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i], line_writes=writes))
+               for i, cmd in enumerate(script.commands)]
+    return per
 
 
 def line_writes(per_command: list[list[Finding]]) -> tuple[str, ...] | None:
