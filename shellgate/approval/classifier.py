@@ -161,18 +161,19 @@ def search_scope(root: str, globs: Iterable[str]) -> list[tuple[str, str]]:
 
 def classify(req: Request, *, workspace: str, cwd: str, home: str,
              scratch: tuple[str, ...] = (), loopback: bool = False,
-             watched: tuple[str, ...] = ()) -> Classified:
+             watched: tuple[str, ...] = (), inherited: Any = None) -> Classified:
     """Default classification of ``req``, then the tool's own hints (``req.metadata``) on top.
     ``scratch``: the caller's sandbox's private scratch directories (see ``Context.scratch``);
     ``loopback``: its commands have a loopback of their own (see ``Context.loopback``);
-    ``watched``: the policy's read rules, for a command's reads (see ``Context.watched``)."""
+    ``watched``: the policy's read rules, for a command's reads (see ``Context.watched``);
+    ``inherited``: a persistent session's state the command runs with (``Context.inherited``)."""
     name = tool_name(req.tool_name)
     args = req.args if hasattr(req.args, "get") else {}
     if name in BASH_TOOLS:
         command = args.get("command")
         got = classify_bash(command if isinstance(command, str) else "", Context.here(
             cwd=cwd, workspace=workspace, home=home, scratch=scratch, loopback=loopback,
-            watched=watched))
+            watched=watched, inherited=inherited))
     else:
         got = Classified(_classify_tool(name, args, cwd, home))
     hints = req.metadata
@@ -354,7 +355,7 @@ def _hit_access(path: str, op: PathOp) -> PathAccess:
     does; anything else is the path itself."""
     if op is not PathOp.READ or not path.startswith("/"):
         return PathAccess(path, op)
-    from ..bash.pathglob import has_glob
+    from ..bash.paths.globs import has_glob
 
     segs = path.split("/")
     k = next((i for i, seg in enumerate(segs) if has_glob(seg)), None)

@@ -227,7 +227,7 @@ _TABLE_LITERAL = str.maketrans({c: "?" for c in "[]\\{},"})  # special in the ta
 
 
 def _segs(text: str, kind: str) -> tuple[Any, ...]:
-    """``text`` as the segments ``bash.pathglob.path_intersects`` compares, lowercased:
+    """``text`` as the segments ``bash.paths.globs.path_intersects`` compares, lowercased:
     ``_LITERAL`` every character as itself (a path), ``_RULE`` a rule's glob (``*``, ``?``,
     ``**``; ``[`` and ``\\`` are plain characters there), ``_SHELL`` a search's glob (``[…]``
     classes too). A segment holding ``**`` beside other text crosses directories: any

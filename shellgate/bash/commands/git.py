@@ -9,9 +9,9 @@ abbreviation never means an option we did not list. ``--output``, ``--ext-diff``
 ``--textconv``, ``--show-signature``, ``-O``/``--open-files-in-pager`` and ``%G`` signature
 formats are refused. Network subcommands (fetch, pull, push, clone, ls-remote) are NETWORK,
 and say so when the repository's own configuration names a program they would run
-(:func:`shellgate.bash.gitconfig.network_problems`; the path scanner makes that a prompt).
+(:func:`shellgate.bash.git.config.network_problems`; the path scanner makes that a prompt).
 Every git command — a read form, ``git --version`` too (trace2 targets write) — also runs
-:func:`shellgate.bash.gitconfig.check` for every directory the command may run in, and is not
+:func:`shellgate.bash.git.config.check` for every directory the command may run in, and is not
 read-only when the same line writes what git reads first (``gitconfig.written_inputs``).
 """
 
