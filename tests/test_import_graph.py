@@ -33,7 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "approval": {"bash", "permission", "config"},
     "check": {"bash", "permission", "approval"},
     "gate": {"approval"},
-    "tools": {"approval", "sandbox", "config"},
+    "tools": {"bash", "approval", "sandbox", "config"},
     "render": {"bash", "check"},
     "auditcli": {"bash", "permission", "approval"},
     "checkcli": {"check", "render", "approval"},

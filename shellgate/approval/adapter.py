@@ -17,12 +17,15 @@ from ..permission import Capability, Metadata
 @record
 class CallContext:
     """What the agent loop knows about one call. ``cwd`` is the live working directory (a
-    worktree entered during the turn), which wins over the engine's start-up workspace."""
+    worktree entered during the turn), which wins over the engine's start-up workspace.
+    ``inherited``: the shell state a persistent session restores in front of the command
+    (``shellgate.bash.facts.Inherited``), which the decision must see."""
 
     cwd: str | None = None
     session_id: str | None = None
     tool_use_id: str | None = None
     agent: str | None = None
+    inherited: Any = None
 
 
 @record

@@ -179,7 +179,8 @@ class Engine:
         workspace, cwd = (req.workspace, req.cwd) if req.workspace else self.where(ctx)
         return classify(req, workspace=workspace, cwd=cwd or workspace, home=self.home,
                         scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback,
-                        watched=self.rules.watched(cwd or workspace))
+                        watched=self.rules.watched(cwd or workspace),
+                        inherited=context_value(ctx, "inherited"))
 
     def _classify_request(self, req: Request) -> Metadata:
         return self.classify(req).metadata
@@ -206,7 +207,7 @@ class Engine:
                     in_time, got = bounded(lambda: classify(
                         request, workspace=workspace, cwd=cwd, home=self.home,
                         scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback,
-                        watched=self.rules.watched(cwd)),
+                        watched=self.rules.watched(cwd), inherited=context_value(ctx, "inherited")),
                         self.limits.deadline)
                 if too_big is not None or not in_time:
                     return self._ask_unanalysed(replace(request, **placed),

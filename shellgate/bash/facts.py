@@ -58,6 +58,25 @@ class SensitiveHit:
 
 
 @record
+class Inherited:
+    """Shell state a persistent session carries into a command from earlier ones (restored
+    in front of it by the bash tool): what the command's own text does not show.
+
+    ``variables``: (name, value) of each shell or environment variable the session set or
+    changed, value None for one it unset; ``exported`` the names among them that programs
+    see. ``functions``: the names it defined. ``aliases``: alias names, only when the session
+    also turned ``expand_aliases`` on (otherwise bash never expands them). ``path_dirs``: the
+    directories the session's PATH searches before the sandbox's own PATH, which is
+    otherwise unchanged (a venv's ``bin``); a PATH changed any other way is a variable."""
+
+    variables: tuple[tuple[str, str | None], ...] = ()
+    exported: frozenset[str] = frozenset()
+    functions: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    path_dirs: tuple[str, ...] = ()
+
+
+@record
 class Context:
     """Where a command runs: the live cwd, the workspace (git worktree or project root) and
     the home directory used for ``~`` (a fake HOME in tests and fuzzing).
@@ -78,7 +97,10 @@ class Context:
     command reading one — by name, by a glob, by a walk of a directory above it, through a
     link — is found as surely as a key is (a ``deny Read(~/private/**)`` stops
     ``grep -r x ~`` and ``cat ~/priv*/notes``). The bash core does not know why they are
-    watched."""
+    watched.
+
+    ``inherited``: the state a persistent shell session carries into the command
+    (:class:`Inherited`); None for a fresh shell."""
 
     cwd: Path
     workspace: Path
@@ -86,20 +108,22 @@ class Context:
     scratch: tuple[Path, ...] = ()
     loopback: bool = False
     watched: tuple[str, ...] = ()
+    inherited: Inherited | None = None
 
     @classmethod
     def here(cls, cwd: str | Path | None = None, workspace: str | Path | None = None,
              home: str | Path | None = None, scratch: tuple[str | Path, ...] = (),
-             loopback: bool = False, watched: tuple[str, ...] = ()) -> Context:
+             loopback: bool = False, watched: tuple[str, ...] = (),
+             inherited: Inherited | None = None) -> Context:
         if type(cwd) is str and type(workspace) is str and type(home) is str \
                 and cwd[:1] == workspace[:1] == home[:1] == "/" and not scratch and not loopback \
-                and not watched:
+                and not watched and inherited is None:
             return _absolute_context(cwd, workspace, home)
         c = Path(cwd or Path.cwd()).absolute()
         return cls(cwd=c, workspace=Path(workspace).absolute() if workspace else c,
                    home=Path(home).absolute() if home else Path.home(),
                    scratch=tuple(Path(s).absolute() for s in scratch), loopback=loopback,
-                   watched=tuple(watched))
+                   watched=tuple(watched), inherited=inherited)
 
 
 @lru_cache(maxsize=64)

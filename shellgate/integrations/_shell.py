@@ -221,7 +221,7 @@ class Shell:
             engine = self._engine()
             self._bash().tell(engine)   # the twin decides as the BashTool's engine does
             ctx = CallContext(cwd=str(self._bash().cwd), session_id=self.session_id,
-                              agent=self.agent)
+                              agent=self.agent, inherited=self._bash().inherited)
             d, analysis = engine.check_bash(command, ctx)
             workspace = engine.where(ctx)[0] or self.workspace
             if analysis is None:

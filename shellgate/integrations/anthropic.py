@@ -22,7 +22,8 @@ from typing import Any
 from ._shell import Approver, Shell
 
 TOOL: dict[str, str] = {"type": "bash_20250124", "name": "bash"}
-RESTARTED = "the bash session has been restarted (cwd back to the workspace root)"
+RESTARTED = ("the bash session has been restarted (cwd back to the workspace root, variables and "
+             "functions cleared)")
 
 
 def _field(block: Any, name: str) -> Any:
@@ -31,6 +32,11 @@ def _field(block: Any, name: str) -> Any:
 
 class BashToolHandler:
     """Turns the model's ``bash`` ``tool_use`` blocks into ``tool_result`` blocks.
+
+    The tool's contract is one persistent shell session, so its :class:`Shell` is persistent:
+    exported and shell variables, ``source``d environments (a venv), functions and aliases
+    carry over from one command to the next (``shellgate.tools.shell_state``), and
+    ``restart`` drops them with the cwd.
 
     ``approver`` is asked (with the command, reason and warnings) when the gate says *ask*;
     without one such a command is not run and the model is told it needs approval.
@@ -41,7 +47,8 @@ class BashToolHandler:
     def __init__(self, workspace: str | Path = ".", mode: str | None = None,
                  config: str | Path | None = None, *, approver: Approver | None = None,
                  timeout: float | None = 120.0, shell: Shell | None = None) -> None:
-        self.shell = shell or Shell(workspace, mode, config, timeout=timeout, agent="anthropic")
+        self.shell = shell or Shell(workspace, mode, config, timeout=timeout, agent="anthropic",
+                                    persistent=True)
         self.approver = approver
 
     def __call__(self, block: Any) -> dict[str, Any]:

@@ -42,6 +42,9 @@ class SandboxUnavailable(RuntimeError):
     """An explicitly requested tier does not work on this machine."""
 
 
+STATE_NAME = ".shellgate-session"  # a persistent session's dump, in the private tmp directory
+
+
 @record
 class ExecResult:
     stdout: str
@@ -159,6 +162,19 @@ class Sandbox:
             return (str(self.tmpdir()),)
         return ()
 
+    def env_for(self, policy: Policy, cwd: Path) -> dict[str, str]:
+        """The environment a command run under ``policy`` in ``cwd`` starts with."""
+        tmp = policy.tmpdir or self.tmpdir()
+        return build_env(os.environ, home=policy.home or Path(os.path.expanduser("~")),
+                         tmpdir=TMP if self.tier is Tier.BWRAP else tmp, cwd=cwd,
+                         passthrough=policy.env_passthrough, explicit=policy.env_set)
+
+    def state_file(self) -> tuple[str, Path]:
+        """Where a persistent session's shell state is dumped: the path as a command names it,
+        and the same file on the host (in the private tmp directory either way)."""
+        host = self.tmpdir() / STATE_NAME
+        return (f"{TMP}/{STATE_NAME}" if self.tier is Tier.BWRAP else str(host)), host
+
     def own_loopback(self) -> bool:
         """Does a command run without the network get a network namespace of its own, whose
         only interface is its loopback? (bwrap: ``--unshare-net``; the host's namespace under
@@ -194,12 +210,14 @@ class Sandbox:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def run(self, command: str, policy: Policy, cwd: str | Path | None = None) -> ExecResult:
-        """Run ``command`` with bash under ``policy`` in ``cwd``. Never raises."""
+    def run(self, command: str, policy: Policy, cwd: str | Path | None = None, *,
+            prelude: str = "", epilogue: str = "") -> ExecResult:
+        """Run ``command`` with bash under ``policy`` in ``cwd``. Never raises. ``prelude`` and
+        ``epilogue``: the caller's bash around it (see ``script.wrap``)."""
         start = time.monotonic()
         here = Path(cwd) if cwd else policy.workspace
         try:
-            return self._run(command, policy, here, start)
+            return self._run(command, policy, here, start, (prelude, epilogue))
         except Exception as exc:  # a sandbox failure is a result, not a crash of the caller
             return ExecResult("", f"shellgate: sandbox error: {type(exc).__name__}: {exc}\n", None,
                               None, False, False, here, str(self.tier), time.monotonic() - start,
@@ -207,7 +225,8 @@ class Sandbox:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _run(self, command: str, policy: Policy, cwd: Path, start: float) -> ExecResult:
+    def _run(self, command: str, policy: Policy, cwd: Path, start: float,
+             around: tuple[str, str] = ("", "")) -> ExecResult:
         lim = policy.limits
         notes: list[str] = []
         if self.disabled:
@@ -218,14 +237,13 @@ class Sandbox:
         tier = self.tier
         tmp = policy.tmpdir or self.tmpdir()
         home = policy.home or Path(os.path.expanduser("~"))
-        env = build_env(os.environ, home=home, tmpdir=TMP if tier is Tier.BWRAP else tmp, cwd=cwd,
-                        passthrough=policy.env_passthrough, explicit=policy.env_set)
+        env = self.env_for(policy, cwd)
         disk = Disk()  # one look at each path for the mounts, their identity and the guard
         guarded, mounted = self._guarded(policy, tier, disk)
         guard, pins = Guard(guarded, disk), Pins(mounted, disk)
         try:
             job, status_r, server = self._start(tier, policy, command, cwd, tmp, home, env,
-                                                notes, disk)
+                                                notes, disk, around)
             try:
                 try:
                     out, err, timed_out, over = pump(job, lim, start)
@@ -297,8 +315,8 @@ class Sandbox:
         return tuple(out), tuple(mounted)
 
     def _start(self, tier: Tier, policy: Policy, command: str, cwd: Path, tmp: Path, home: Path,
-               env: dict[str, str], notes: list[str],
-               disk: Disk) -> tuple[Job, int, Server | None]:
+               env: dict[str, str], notes: list[str], disk: Disk,
+               around: tuple[str, str] = ("", "")) -> tuple[Job, int, Server | None]:
         """The running command, the read end of its status pipe, and the server it borrowed."""
         bash = self._probe.bash
         self._refuse_writable_host_programs(tier, policy)
@@ -307,11 +325,13 @@ class Sandbox:
                                      if d.startswith("/tmp/")]  # only /tmp is replaced
             mounts = mount_args(policy, tmpdir=tmp, visible=visible, disk=disk)
             if self.prespawn and self.prespawn_error is None:
-                started = self._start_prespawned(policy, mounts, command, cwd, env, notes, disk)
+                started = self._start_prespawned(policy, mounts, command, cwd, env, notes, disk,
+                                                 around)
                 if started is not None:
                     return started
         status_r, status_w = os.pipe()
-        program = [bash, "--noprofile", "--norc", "-c", wrap(command, status_w, policy.limits)]
+        program = [bash, "--noprofile", "--norc", "-c",
+                   wrap(command, status_w, policy.limits, prelude=around[0], epilogue=around[1])]
         kw = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                   env=env, close_fds=True, start_new_session=True)
         info_r = -1
@@ -350,8 +370,8 @@ class Sandbox:
                 raise SandboxUnavailable(f"{prog} lies under a writable root: refusing to run it")
 
     def _start_prespawned(self, policy: Policy, mounts: list[str], command: str, cwd: Path,
-                          env: dict[str, str], notes: list[str],
-                          disk: Disk) -> tuple[Job, int, Server] | None:
+                          env: dict[str, str], notes: list[str], disk: Disk,
+                          around: tuple[str, str] = ("", "")) -> tuple[Job, int, Server] | None:
         """Fork the command in a pre-spawned sandbox with exactly these mounts; None: the
         pre-spawned path is unusable here (reason kept in ``prespawn_error``; run fresh)."""
         python = self._server_python()
@@ -362,7 +382,7 @@ class Sandbox:
         base = namespace_args(self._bwrap(), policy) + mounts
         key = (tuple(base), mount_identity(mounts, disk), python)
         program = [self._probe.bash, "--noprofile", "--norc", "-c",
-                   wrap(command, STATUS_FD, policy.limits)]
+                   wrap(command, STATUS_FD, policy.limits, prelude=around[0], epilogue=around[1])]
         for _ in range(2):  # an idle server may have died since its last command: one retry
             try:
                 server, new = self._pool.acquire(

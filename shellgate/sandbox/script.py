@@ -17,14 +17,24 @@ _ULIMIT_FLAGS = (("core", "-c", 1024), ("file_size", "-f", 1024), ("open_files",
                  ("cpu", "-t", 1), ("address_space", "-v", 1024))
 
 
-def wrap(command: str, status_fd: int, limits: Limits) -> str:
-    """One prefix line (LINENO shifts by one), then the command verbatim."""
-    trap = f"trap '{{ builtin printf \"%s\\0%s\\0\" \"$?\" \"$PWD\" >&{status_fd}; }} 2>/dev/null' EXIT"
+def wrap(command: str, status_fd: int, limits: Limits, *, prelude: str = "",
+         epilogue: str = "") -> str:
+    """One prefix line (LINENO shifts by one), then the command verbatim. ``prelude``: one
+    line of the caller's, run after the limits and before the command; ``epilogue``: the
+    caller's, run first in the EXIT trap (no single quote in it). A persistent session
+    restores its state in the one and dumps it in the other (``tools.shell_state``)."""
+    if "'" in epilogue:
+        raise ValueError("the trap's epilogue is single-quoted: it cannot hold a quote")
+    then, rc = (f"__sg_rc=$?; {epilogue}; ", "$__sg_rc") if epilogue else ("", "$?")
+    trap = (f"trap '{{ {then}builtin printf \"%s\\0%s\\0\" \"{rc}\" \"$PWD\" "
+            f">&{status_fd}; }} 2>/dev/null' EXIT")
     parts = [trap]
     for attr, flag, unit in _ULIMIT_FLAGS:
         value = getattr(limits, attr)
         if value is not None:
             parts.append(f"ulimit {flag} {max(0, int(value) // unit)} 2>/dev/null")
+    if prelude:
+        parts.append(prelude)
     return "; ".join(parts) + "\n" + command
 
 

@@ -27,9 +27,11 @@ from typing import Any
 
 from .._record import record, replace
 from ..approval import CallContext, Capability, Decision, DecisionKind, Engine, Prompt, load_engine
+from ..bash.facts import Inherited
 from ..sandbox import Limits, Sandbox, Tier, build_policy, refusals
 from ..sandbox.policy import within
 from .settings import SandboxSettings, load_settings
+from .shell_state import SAVE, State, read
 
 
 @record
@@ -130,7 +132,7 @@ class BashTool:
                  config: str | Path | None = None, audit: bool | str | Path = True,
                  store: bool | str | Path = True, user_config: bool = True,
                  session_id: str | None = None, limits: Limits | None = None,
-                 prespawn: bool | None = None) -> None:
+                 prespawn: bool | None = None, persistent: bool = False) -> None:
         self.workspace = Path(workspace).expanduser().absolute()
         if not self.workspace.is_dir():  # nothing could run there, and no path check holds
             raise ValueError(f"workspace {self.workspace} is not an existing directory")
@@ -164,6 +166,10 @@ class BashTool:
         self._extra_masked = s.resolve(s.masked, ws, self.home)
         self._cwd = self.workspace
         self._lock = threading.Lock()
+        self.persistent = persistent
+        self._state = State()
+        self._base_path = ""
+        self._session = threading.Lock()  # a persistent session runs one command at a time
 
     def tell(self, engine: Engine) -> None:
         """Tell ``engine`` what this tool's sandbox guarantees: its private scratch space
@@ -185,9 +191,10 @@ class BashTool:
 
     def close(self) -> None:
         """Stop the pre-spawned sandboxes — every background job with them — and remove the
-        private tmp directory (a later :meth:`run` starts afresh). Also done when the tool is
-        garbage-collected or at exit."""
+        private tmp directory (a later :meth:`run` starts afresh, with no carried state). Also
+        done when the tool is garbage-collected or at exit."""
         self.sandbox.close()
+        self._state = State()
 
     def __enter__(self) -> BashTool:
         return self
@@ -216,12 +223,29 @@ class BashTool:
             return False
         return any(within(path, r) for r in (workspace, self.workspace, *self._extra_writable))
 
+    @property
+    def inherited(self) -> Inherited | None:
+        """What a persistent session carries into the next command, as the gate is told it
+        (None: nothing, or not persistent)."""
+        if not self.persistent or self._state.empty:
+            return None
+        running = bool(self.sandbox.jobs()[0])  # a job could put a program on the PATH meanwhile
+        return self._state.inherited(self._base_path, () if running else tuple(
+            map(str, (self.workspace, *self._extra_writable))))
+
     def run(self, command: str, *, timeout: float | None = None, tool_use_id: str = "") -> BashResult:
         """Decide ``command``, and run it in the sandbox when allowed. Never raises."""
+        if not self.persistent:
+            return self._run(command, timeout, tool_use_id)
+        with self._session:
+            return self._run(command, timeout, tool_use_id)
+
+    def _run(self, command: str, timeout: float | None, tool_use_id: str) -> BashResult:
         start = time.monotonic()
         cwd = self._cwd
         self.tell(self.engine)   # after close() a Landlock sandbox's scratch is a new one
-        ctx = CallContext(cwd=str(cwd), session_id=self.session_id, tool_use_id=tool_use_id or None)
+        ctx = CallContext(cwd=str(cwd), session_id=self.session_id, tool_use_id=tool_use_id or None,
+                          inherited=self.inherited)
         try:
             decision = self.engine.decide_bash(command, ctx, tool_use_id=tool_use_id)
             workspace = Path(self.engine.where(ctx)[0])
@@ -249,8 +273,11 @@ class BashTool:
         except Exception as exc:  # never run a command under a policy we could not build
             return self._not_run(start, {**common, "decision": "deny",
                                          "reason": f"the sandbox policy could not be built: {exc}"})
-        res = self.sandbox.run(command, policy, cwd)
-        notes = (*res.notes, *refusals.notes(policy, res.stderr, cwd, res.exit_code))
+        if self.persistent:
+            res, said = self._run_in_session(command, policy, cwd)
+        else:
+            res, said = self.sandbox.run(command, policy, cwd), ()
+        notes = (*res.notes, *refusals.notes(policy, res.stderr, cwd, res.exit_code), *said)
         new_cwd = res.cwd
         if new_cwd != cwd and not self._inside(new_cwd):
             if self.settings.follow_cd_outside:
@@ -275,6 +302,22 @@ class BashTool:
                           signal=res.signal, timed_out=res.timed_out, truncated=res.truncated,
                           violations=res.violations, notes=notes, duration=duration,
                           background=res.background, **common)
+
+    def _run_in_session(self, command: str, policy: Any, cwd: Path) -> tuple[Any, tuple[str, ...]]:
+        """Run with the session's state restored in front and dumped by the EXIT trap; take
+        the dump back (:mod:`.shell_state`). A command whose trap did not run (killed, timed
+        out, ``exec``) leaves the state as it was."""
+        inside, host = self.sandbox.state_file()
+        host.unlink(missing_ok=True)  # never a dump of an earlier command
+        prelude = "; ".join(p for p in (SAVE, self._state.prelude()) if p)
+        res = self.sandbox.run(command, policy, cwd, prelude=prelude,
+                               epilogue=f'__sg_save >| "{inside}" || :')
+        base = self.sandbox.env_for(policy, cwd)
+        self._base_path = base.get("PATH", "")
+        state, said = read(host, base)
+        if state is not None:
+            self._state = state
+        return res, said
 
     def _not_run(self, start: float, common: dict[str, Any]) -> BashResult:
         """A result for a command that did not run; it still lists the session's jobs."""

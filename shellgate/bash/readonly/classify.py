@@ -54,7 +54,7 @@ from ..facts import Context, Effect, PathOp, Reason, SensitiveHit
 from ..ir import Command as IRCommand
 from ..ir import CommandKind, Redirect, Script, Via, Word
 from ..paths import xargsnames
-from . import zsh
+from . import inherited, zsh
 
 _ARITH_CMP = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _INPUT_OPS = frozenset({"<", "<<", "<<-", "<<<"})
@@ -275,9 +275,12 @@ def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
 def check_command(call: Call) -> list[Finding]:
     cmd = call.command
     out: list[Finding] = []
+    if call.ctx.inherited is not None:
+        out.extend(inherited.findings(call))
     if cmd.kind is CommandKind.FUNCDEF:
-        return [Finding(f"defines a function '{cmd.words[0].text if cmd.words else '?'}' (it could "
-                        "shadow a command)", cmd.span, "readonly.funcdef")]
+        name = cmd.words[0].text if cmd.words else "?"
+        return out + [Finding(f"defines a function '{name}' (it could shadow a command)", cmd.span,
+                              "readonly.funcdef")]
     if Via.COPROC in cmd.via:
         out.append(Finding("runs a coprocess", cmd.span, "readonly.coproc"))
     if cmd.assignments:
@@ -316,8 +319,13 @@ _HARMLESS_ENV: dict[str, re.Pattern[str]] = {
 
 def harmless_assignment(name: str, value: Word) -> bool:
     """Whether ``NAME=value cmd`` leaves ``cmd`` as read-only as plain ``cmd``."""
+    return value.static and harmless_value(name, value.text)
+
+
+def harmless_value(name: str, text: str) -> bool:
+    """Whether the variable ``name`` set to ``text`` is in the table above."""
     rx = _HARMLESS_ENV.get(name)
-    return rx is not None and value.static and rx.fullmatch(value.text) is not None
+    return rx is not None and rx.fullmatch(text) is not None
 
 
 def _assignments(cmd: IRCommand) -> list[Finding]:
