@@ -9,7 +9,9 @@ The tool is named ``shell`` and takes ``{"command": str, "restart": bool}`` like
 ``ShellToolMiddleware`` shell, so ``HumanInTheLoopMiddleware(interrupt_on={"shell": True})``
 and prompts written for it keep working. Commands the gate denies, or that need approval
 while no ``approver`` is set, come back as text saying so (deny is feedback: the agent loop
-goes on). ``langchain_core`` is imported only when the tool is built.
+goes on). Like that shell it is one persistent session: variables, a ``source``d venv,
+functions and aliases carry over (``restart`` drops them). ``langchain_core`` is imported only
+when the tool is built.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from ._shell import Approver, Shell
 NAME = "shell"
 DESCRIPTION = (
     "Run a bash command in the project workspace, behind shellgate's permission gate and in a "
-    "sandbox. The working directory persists between calls (`cd` works). Read-only commands "
+    "sandbox. The working directory and exported variables persist between calls (`cd`, "
+    "`export` and `source .venv/bin/activate` work). Read-only commands "
     "run at once; others may need the user's approval or be refused with the reason. "
     "Pass restart=true to start a fresh session."
 )
@@ -56,5 +59,6 @@ def shellgate_tool(workspace: str | Path = ".", mode: str | None = None,
 
     return ShellgateTool(
         name=name, description=DESCRIPTION, args_schema=ShellInput,
-        shell=shell or Shell(workspace, mode, config, timeout=timeout, agent="langchain"),
+        shell=shell or Shell(workspace, mode, config, timeout=timeout, agent="langchain",
+                             persistent=True),
         approver=approver)

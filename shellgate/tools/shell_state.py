@@ -27,6 +27,7 @@ import contextlib
 import os
 import re
 import stat
+from functools import lru_cache
 from pathlib import Path
 
 from .._record import record
@@ -222,6 +223,7 @@ def _carried(name: str, attrs: str, value: str, base: dict[str, str], dropped: l
     return True
 
 
+@lru_cache(maxsize=16)  # a session dumps the same functions after every command
 def _function_names(text: str) -> tuple[str, ...] | None:
     """The names ``text`` defines, when the bash core reads it as function definitions and
     nothing else (every command is a definition at the top or inside one); None otherwise."""
