@@ -156,7 +156,11 @@ def test_the_anthropic_adapter_keeps_one_session(ws: Path, monkeypatch: pytest.M
 
         assert call(1, {"command": "export FOO=bar; f() { echo fn; }"})["is_error"] is False
         assert call(2, {"command": 'echo "$FOO"; f'})["content"] == "bar\nfn\n"
-        assert "cleared" in call(3, {"restart": True})["content"]
-        assert call(4, {"command": 'echo "${FOO-none}"'})["content"] == "none\n"
+        r = call(3, {"command": f"{PY} -m venv --without-pip .venv && source .venv/bin/activate"})
+        assert r["is_error"] is False, r
+        r = call(4, {"command": "python -c 'import sys; print(sys.prefix)'"})
+        assert r["content"].strip() == str(ws / ".venv"), r
+        assert "cleared" in call(5, {"restart": True})["content"]
+        assert call(6, {"command": 'echo "${FOO-none} ${VIRTUAL_ENV-none}"'})["content"] == "none none\n"
     finally:
         h.shell.close()

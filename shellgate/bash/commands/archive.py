@@ -134,10 +134,21 @@ _Z = [Flag("-c", "--stdout", "--to-stdout"), Flag("-d", "--decompress", "--uncom
       Flag("-n", "--no-name"), Flag("-N", "--name"), Flag("-t", "--test"), Flag("-S", "--suffix", takes=V),
       Flag("-h", "--help"), Flag("-V", "--version"), Flag("-L", "--license")]
 ZCATS = tuple(Command(n, safe=_Z) for n in ("zcat", "gzcat"))
+
+
+def _gzip_check(p: Parsed, call: Call) -> Iterable[Finding]:
+    if not p.has("-c", "-l", "-t"):
+        yield Finding(f"{call.command.name} replaces the files it is given unless it writes to "
+                      "stdout (-c), lists (-l) or tests (-t)", call.command.span, "readonly.flag")
+
+
+# gzip and gunzip are zcat's program: the same flags, read-only only in those three forms
+# (-c wins over an in-place -d/-f: the file is written to stdout and left alone).
+GZIPS = tuple(Command(n, safe=_Z, check=_gzip_check) for n in ("gzip", "gunzip"))
 BZCAT = Command("bzcat", safe=[Flag("-s", "--small"), Flag("-q", "--quiet"), Flag("-v", "--verbose"),
                                Flag("-h", "--help"), Flag("-V", "--version")])
 XZCAT = Command("xzcat", safe=[Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-h", "--help"),
                                Flag("-V", "--version"), Flag("-T", "--threads", takes=V)])
 
-COMMANDS = (UNZIP, ZIPINFO, *ZCATS, BZCAT, XZCAT)
+COMMANDS = (UNZIP, ZIPINFO, *ZCATS, *GZIPS, BZCAT, XZCAT)
 CUSTOM = {"tar": tar}

@@ -52,6 +52,37 @@ TREE = Command(
     },
 )
 
+# fd (and Debian's fdfind) prints the names it finds, never their content: a pattern, then
+# directories to search. Refused: running programs (-x, -X), -l (runs ls), a base directory or
+# ignore file the path roles do not follow.
+_FD_SAFE = [
+    Flag("-H", "--hidden"), Flag("--no-hidden"), Flag("-I", "--no-ignore"), Flag("--ignore"),
+    Flag("--no-ignore-vcs"), Flag("--ignore-vcs"), Flag("--no-ignore-parent"), Flag("--no-require-git"),
+    Flag("--no-global-ignore-file"), Flag("-u", "--unrestricted"), Flag("-s", "--case-sensitive"),
+    Flag("-i", "--ignore-case"), Flag("-g", "--glob"), Flag("--regex"), Flag("-F", "--fixed-strings"),
+    Flag("--and", takes=V), Flag("-a", "--absolute-path"), Flag("--relative-path"),
+    Flag("-L", "--follow"), Flag("--no-follow"), Flag("-p", "--full-path"), Flag("-0", "--print0"),
+    Flag("-d", "--max-depth", takes=V), Flag("--min-depth", takes=V), Flag("--exact-depth", takes=V),
+    Flag("-E", "--exclude", takes=V), Flag("--prune"), Flag("-t", "--type", takes=V),
+    Flag("-e", "--extension", takes=V), Flag("-S", "--size", takes=V),
+    Flag("--changed-within", "--change-newer-than", "--newer", "--changed-after", takes=V),
+    Flag("--changed-before", "--change-older-than", "--older", takes=V),
+    Flag("-o", "--owner", takes=V), Flag("--format", takes=V), Flag("-c", "--color", takes=V),
+    Flag("-j", "--threads", takes=V), Flag("--max-results", takes=V), Flag("-1"),
+    Flag("-q", "--quiet"), Flag("--show-errors"), Flag("--strip-cwd-prefix", takes=V, optional=True),
+    Flag("--one-file-system", "--mount", "--xdev"), Flag("--path-separator", takes=V),
+    Flag("--hyperlink", takes=V, optional=True), Flag("-h", "--help"), Flag("-V", "--version")]
+_FD_UNSAFE = {
+    Flag("-x", "--exec", takes=Takes.PROGRAM): "runs a command for every file it finds",
+    Flag("-X", "--exec-batch", takes=Takes.PROGRAM): "runs a command on the files it finds",
+    Flag("--batch-size", takes=V): "is an option of --exec-batch",
+    Flag("-l", "--list-details"): "runs ls on the files it finds",
+    Flag("--base-directory", takes=V): "searches from another directory",
+    Flag("--search-path", takes=V): "names directories as an option (give them as operands)",
+    Flag("--ignore-file", takes=P): "reads an ignore file",
+}
+FDS = tuple(Command(n, reads=False, safe=_FD_SAFE, unsafe=_FD_UNSAFE) for n in ("fd", "fdfind"))
+
 FILE = Command("file", safe=[
     Flag("-b", "--brief"), Flag("-c", "--checking-printout"), Flag("-d", "--debug"), Flag("-E"),
     Flag("-e", "--exclude", takes=V), Flag("--exclude-quiet", takes=V),
@@ -138,5 +169,5 @@ DIFF = Command("diff", safe=_DIFF_SAFE)
 
 PWD = Command("pwd", reads=False, max_operands=0, safe=[Flag("-L"), Flag("-P")])
 
-COMMANDS = (LS, TREE, FILE, STAT, DU, DF, BASENAME, DIRNAME, REALPATH, READLINK, WHICH, WHEREIS,
+COMMANDS = (LS, TREE, *FDS, FILE, STAT, DU, DF, BASENAME, DIRNAME, REALPATH, READLINK, WHICH, WHEREIS,
             DIFF, PWD)

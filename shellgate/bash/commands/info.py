@@ -76,9 +76,11 @@ LSCPU = Command("lscpu", reads=False, max_operands=0, safe=[
 
 
 def version_only(call: Call) -> list[Finding]:
-    """Interpreters: read-only only as ``NAME --version`` / ``-V`` (``node -v``)."""
+    """Interpreters: read-only only as ``NAME --version`` / ``-V`` (``node -v``; Python's
+    ``-VV`` adds the build line: like ``-V`` it opens no module, no ``.pth``, measured with
+    strace on CPython 3.11)."""
     cmd = call.command
-    ok = {"-V", "--version"} | ({"-v"} if cmd.name == "node" else set())
+    ok = {"-V", "--version"} | ({"-v"} if cmd.name == "node" else {"-VV"})
     if not call.wild_tail and len(cmd.args) == 1 and cmd.args[0].static and cmd.args[0].text in ok:
         return []
     if len(cmd.args) > 1 and [w.text for w in cmd.args[:2]] == ["-m", "pip"]:
@@ -88,6 +90,20 @@ def version_only(call: Call) -> list[Finding]:
     return [Finding(f"{cmd.name} runs code (not read-only)", cmd.words[0].span, "readonly.program")]
 
 
+# procps-ng 4 pgrep: one pattern (a regex, data); every option selects or formats. -a prints
+# command lines, as ps does. -F reads a PID file (not listed as read: it opens a path).
+PGREP = Command("pgrep", reads=False, max_operands=1, safe=[
+    Flag("-d", "--delimiter", takes=V), Flag("-l", "--list-name"), Flag("-a", "--list-full"),
+    Flag("-v", "--inverse"), Flag("-w", "--lightweight"), Flag("-c", "--count"), Flag("-f", "--full"),
+    Flag("-g", "--pgroup", takes=V), Flag("-G", "--group", takes=V), Flag("-i", "--ignore-case"),
+    Flag("-n", "--newest"), Flag("-o", "--oldest"), Flag("-O", "--older", takes=V),
+    Flag("-P", "--parent", takes=V), Flag("-s", "--session", takes=V), Flag("-t", "--terminal", takes=V),
+    Flag("-u", "--euid", takes=V), Flag("-U", "--uid", takes=V), Flag("-x", "--exact"),
+    Flag("-r", "--runstates", takes=V), Flag("-A", "--ignore-ancestors"), Flag("--cgroup", takes=V),
+    Flag("--ns", takes=V), Flag("--nslist", takes=V), Flag("-h", "--help"), Flag("-V", "--version")],
+    unsafe={Flag("-F", "--pidfile", takes=P): "reads a PID file",
+            Flag("-L", "--logpidfile"): "locks the PID file"})
+
 COMMANDS = (DATE, UNAME, ID, WHOAMI, GROUPS, HOSTNAME, NPROC, UPTIME, ARCH, TTY, LOGNAME, PRINTENV,
-            FREE, PS, LOCALE, GETCONF, LSCPU)
+            FREE, PS, LOCALE, GETCONF, LSCPU, PGREP)
 CUSTOM = dict.fromkeys(("python", "python3", "python2", "pypy3", "node"), version_only)

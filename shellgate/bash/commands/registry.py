@@ -27,7 +27,8 @@ _INDEX_SRC = {
     "text": "cat tac head tail wc nl cut tr uniq sort shuf column paste comm join fold fmt expand "
             "unexpand rev seq strings od hexdump base64 base32 md5sum sha1sum sha224sum sha256sum "
             "sha384sum sha512sum b2sum cksum sum cmp xxd",
-    "files": "ls tree file stat du df basename dirname realpath readlink which whereis diff pwd",
+    "files": "ls tree fd fdfind file stat du df basename dirname realpath readlink which whereis "
+             "diff pwd",
     "grep": "grep egrep fgrep rg",
     "sed": "sed",
     "awk": "awk gawk mawk nawk",
@@ -35,8 +36,8 @@ _INDEX_SRC = {
     "shell": "cd pushd popd dirs echo true : false sleep exit return break continue shift times "
              "wait jobs printf type hash test [ set",
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
-            "locale getconf lscpu python python3 python2 pypy3 node",
-    "archive": "unzip zipinfo zcat gzcat bzcat xzcat tar",
+            "locale getconf lscpu python python3 python2 pypy3 node pgrep",
+    "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat tar",
     "fileops": "mkdir touch cp mv rm rmdir tee",
     "network": "curl wget ssh ping ping6 dig host nslookup traceroute whois telnet nc ncat netcat",
     "git": "git",
