@@ -15,8 +15,10 @@ from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shellgate.approval import Engine
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
+from shellgate.permission import Request, RuleSet
 from shellgate.tools.shell_state import MAX_STATE, SAVE, State, parse, read
 
 LINES = [json.loads(x) for x in (CORPUS / "session_state.jsonl").read_text().splitlines()
@@ -187,3 +189,34 @@ def test_the_prelude_restores_what_was_dumped(values: dict[str, str], raw: bytes
 
 def _sq(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
+
+
+def _allow_all(cmd: str) -> RuleSet:
+    """Allow rules that cover each sub-command of ``cmd`` by its own text."""
+    from shellgate.bash.parse.parser import parse
+
+    return RuleSet.parse(allow=[f"Bash({' '.join(w.text for w in c.words)})"
+                                for c in parse(cmd).commands if c.words])
+
+
+@pytest.mark.parametrize("line", [x for x in LINES if not x["readonly"] and "command" not in x],
+                         ids=lambda x: x["cmd"])
+def test_no_allow_rule_covers_what_the_session_changes(line: dict, ws: Path, tmp_path: Path) -> None:
+    """``Bash(ls)`` names the program ``ls``; after ``ls() { …; }`` (or an alias, a carried
+    ``LD_PRELOAD``, a planted ``.venv/bin/ls``) the text runs something else, so neither a rule
+    nor a remembered approval may cover it. Without the session the same rules allow it."""
+    for f in line.get("files", ()):
+        (ws / f).parent.mkdir(parents=True, exist_ok=True)
+        (ws / f).write_text("#!/bin/sh\n")
+    try:
+        e = Engine(ws, "strict", home=tmp_path, rules=_allow_all(line["cmd"]), ask_as_deny=True)
+        assert e.decide_bash(line["cmd"]).allowed(), "premise: the rules allow it in a fresh shell"
+        inherited = _state(line, ws).inherited(BASE, (str(ws),))
+        d = e.decide_bash(line["cmd"], {"inherited": inherited})
+        assert not d.allowed(), (d.kind, d.rule, d.reason)
+        meta = e.classify(Request("t", "bash", {"command": line["cmd"]}, None),
+                          {"inherited": inherited}).metadata
+        assert meta.shadowed and not meta.persistable
+    finally:
+        for f in line.get("files", ()):
+            (ws / f).unlink()

@@ -393,15 +393,29 @@ def classify_bash(command: str, ctx: Context) -> Classified:
     if script.error is not None and not reasons:
         reasons = (f"cannot parse: {script.error.reason}",)
     warnings = analysis.warnings
+    shadowed = _shadowed(script, ctx)
     meta = Metadata(
         cap, key, summary, command=command, script=script,
-        readonly_commands=readonly_commands(analysis, ctx),
+        readonly_commands=readonly_commands(analysis, ctx), shadowed=shadowed,
         paths=tuple(dict.fromkeys(paths)) if paths else (),
         warnings=tuple(dict.fromkeys([w.message for w in warnings])) if warnings else (),
         reasons=reasons,
         sensitive=tuple(dict.fromkeys([h.path for h in sensitive])) if sensitive else (),
-        persistable=script.ok and not sensitive)
+        persistable=script.ok and not sensitive and not shadowed)
     return Classified(meta, analysis, ctx)
+
+
+def _shadowed(script: Any, ctx: Context) -> frozenset[int]:
+    """The commands a persistent session changes (``Metadata.shadowed``); all of them when
+    that cannot be worked out."""
+    if ctx.inherited is None or not script.ok:
+        return frozenset()
+    try:
+        from ..bash.readonly import inherited
+
+        return inherited.shadowed(script, ctx)
+    except Exception:  # the bash core's internals moved: no allow may cover any of them
+        return frozenset(range(len(script.commands)))
 
 
 def rule_notices(rules: Iterable[Rule]) -> list[str]:

@@ -114,7 +114,8 @@ class Call:
         if self.meta.command is None:
             return None
         if self._view is None:
-            self._view = parse_view(self.meta.command, self.meta.script, self.meta.readonly_commands)
+            meta = self.meta
+            self._view = parse_view(meta.command, meta.script, meta.readonly_commands, meta.shadowed)
         return self._view
 
     @property

@@ -16,7 +16,9 @@ Allow side (allow rules, skill allows, stored approvals) — fail closed:
   ``bash -c 'npm test'``, never ``sudo``), and its inner command is covered on its own in any
   case: ``Bash(npm test *)`` alone never allows ``sudo npm test``;
 - a sub-command with prefix assignments (``PATH=… npm test``) or an output redirect into a
-  file (``npm test > log``) is never covered: both change what it does.
+  file (``npm test > log``) is never covered: both change what it does. Nor is one a
+  persistent session shadows (``Metadata.shadowed``: ``npm() { …; }`` earlier, an alias, a
+  carried variable): its text is not what runs. Such a command is never a transparent wrapper.
 
 Deny side (deny and ask rules): any sub-command matches, wrappers included (so a deny of
 ``sudo *`` catches ``sudo rm x`` and a deny of ``rm *`` catches it too), assignments and
@@ -53,6 +55,7 @@ class SubCommand:
     transparent: bool
     readonly: bool
     inert: bool
+    shadowed: bool = False
 
     @property
     def text(self) -> str:
@@ -64,7 +67,8 @@ class SubCommand:
 
     def coverable(self) -> bool:
         """May an allow source cover this sub-command at all?"""
-        return self.name is not None and not self.has_assignments and not self.writes_file
+        return (self.name is not None and not self.has_assignments and not self.writes_file
+                and not self.shadowed)
 
 
 @record
@@ -169,9 +173,9 @@ def _str(v: Any) -> str:
     return v if isinstance(v, StrEnum) or type(v) is str else str(v)
 
 
-def view(script: Any, readonly: Iterable[int] = ()) -> CommandView:
+def view(script: Any, readonly: Iterable[int] = (), shadowed: Iterable[int] = ()) -> CommandView:
     """Build the view of a parsed ``shellgate.bash.ir.Script``."""
-    ro = frozenset(readonly)
+    ro, shadow = frozenset(readonly), frozenset(shadowed)
     cmds = script.commands
     wrapped_parents = {c.parent for c in cmds
                        if c.parent is not None and c.via and _str(c.via[-1]) in _WRAPPED_VIA}
@@ -188,22 +192,23 @@ def view(script: Any, readonly: Iterable[int] = ()) -> CommandView:
             elif name == "xargs":
                 transparent = not any(w.text.startswith("-") for w in c.words[1:2])
         out.append(SubCommand(i, tuple(c.words), name, bool(c.assignments), writes,
-                              transparent and not c.assignments and not writes,
-                              i in ro, inert))
+                              transparent and not c.assignments and not writes and i not in shadow,
+                              i in ro, inert, i in shadow))
     if script.error is None:
         return CommandView(script.source, True, "", tuple(out))
     return CommandView(script.source, False, script.error.reason, tuple(out),
                        rough_segments(script.source))
 
 
-def parse_view(command: str, script: Any = None, readonly: Iterable[int] = ()) -> CommandView:
+def parse_view(command: str, script: Any = None, readonly: Iterable[int] = (),
+               shadowed: Iterable[int] = ()) -> CommandView:
     """Parse ``command`` (unless ``script`` is given) and build its view. Never raises."""
     try:
         if script is None:
             from ..bash.parse.parser import parse
 
             script = parse(command)
-        return view(script, readonly)
+        return view(script, readonly, shadowed)
     except Exception as exc:  # a parser bug must not open the gate
         return CommandView(command, False, f"cannot parse: {type(exc).__name__}: {exc}", (),
                            rough_segments(command))

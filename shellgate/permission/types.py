@@ -42,6 +42,8 @@ class Metadata:
     stored approvals match its executed sub-commands (parsed with ``shellgate.bash``; pass
     ``script`` when it is already parsed). ``readonly_commands`` are indices into
     ``script.commands`` known to be read-only: an allow rule need not cover those.
+    ``shadowed`` are indices of commands a persistent session changes (a function or alias of
+    their name, a variable it carries): no allow rule or stored approval may cover those.
     ``paths_complete`` says ``paths`` lists *every* file the call touches (true for file tools,
     never for bash) — only then may the internal-paths step allow silently.
     ``persistable`` false forbids remembering an answer (dangerous path, unparsed command).
@@ -53,6 +55,7 @@ class Metadata:
     command: str | None = None
     script: Any = field(default=None, compare=False, repr=False)
     readonly_commands: frozenset[int] = frozenset()
+    shadowed: frozenset[int] = frozenset()
     paths: tuple[PathAccess, ...] = ()
     paths_complete: bool = False
     hosts: tuple[str, ...] = ()

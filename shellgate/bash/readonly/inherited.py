@@ -27,8 +27,8 @@ from __future__ import annotations
 import os
 
 from ..commands.spec import Call, Finding
-from ..facts import Inherited
-from ..ir import CommandKind
+from ..facts import Context, Inherited
+from ..ir import CommandKind, Script
 
 # Set by a venv's activate script or for prompts; read by no read-only program and, outside an
 # interactive shell, not by bash.
@@ -91,6 +91,18 @@ def findings(call: Call) -> list[Finding]:
     if name is not None and state.path_dirs and "/" not in name and name not in _BUILTINS:
         out.extend(_path_finding(call, name, state.path_dirs))
     return out
+
+
+def shadowed(script: Script, ctx: Context) -> frozenset[int]:
+    """The commands of ``script`` whose meaning the session changes as it stands now: a
+    variable not known inert, an alias, a session function of its name, a file of its name on
+    a PATH dir searched first. An allow rule or a remembered approval names a command by its
+    text; for these the text is not what runs, so none may cover them (``permission.subject``).
+    A file the same line would plant there is left to that planting command's own cover."""
+    if ctx.inherited is None:
+        return frozenset()
+    return frozenset(i for i, cmd in enumerate(script.commands)
+                     if findings(Call(cmd, i, script, ctx, None)))
 
 
 def _path_finding(call: Call, name: str, dirs: tuple[str, ...]) -> list[Finding]:
