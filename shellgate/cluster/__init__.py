@@ -25,6 +25,27 @@ def import_ray() -> Any:
     return ray
 
 
+CONNECT_TIMEOUT = 5.0
+
+
+def _unreachable(address: str) -> str | None:
+    """Why ``host:port`` (or ``ray://host:port``) takes no TCP connection within
+    ``CONNECT_TIMEOUT``; None when it does or the address names no port (``auto``). Ray
+    itself retries an absent head for minutes, so a wrong address would hang the run."""
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    import socket
+
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)),
+                                 timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        return f"no connection to {hostport} ({exc.strerror or exc})"
+    return None
+
+
 class Session:
     """A Ray connection for one run: reuses one already open in this process (a test's, a
     notebook's), else connects to ``address`` (``local``: a new instance here, sized by
@@ -40,6 +61,9 @@ class Session:
                 kw.update(address="local", num_cpus=num_cpus)
             else:
                 kw["address"] = address
+                unreachable = _unreachable(address)
+                if unreachable:
+                    raise RayUnavailable(f"cannot start or reach Ray at {address}: {unreachable}")
             try:
                 self.ray.init(**kw)
             except Exception as exc:  # ConnectionError, RuntimeError, ...: all mean "no cluster"
