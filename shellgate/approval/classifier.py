@@ -161,19 +161,21 @@ def search_scope(root: str, globs: Iterable[str]) -> list[tuple[str, str]]:
 
 def classify(req: Request, *, workspace: str, cwd: str, home: str,
              scratch: tuple[str, ...] = (), loopback: bool = False,
-             watched: tuple[str, ...] = (), inherited: Any = None) -> Classified:
+             watched: tuple[str, ...] = (), inherited: Any = None,
+             terminal: bool = True) -> Classified:
     """Default classification of ``req``, then the tool's own hints (``req.metadata``) on top.
     ``scratch``: the caller's sandbox's private scratch directories (see ``Context.scratch``);
     ``loopback``: its commands have a loopback of their own (see ``Context.loopback``);
     ``watched``: the policy's read rules, for a command's reads (see ``Context.watched``);
-    ``inherited``: a persistent session's state the command runs with (``Context.inherited``)."""
+    ``inherited``: a persistent session's state the command runs with (``Context.inherited``);
+    ``terminal``: false when the caller's runner gives no terminal (``Context.terminal``)."""
     name = tool_name(req.tool_name)
     args = req.args if hasattr(req.args, "get") else {}
     if name in BASH_TOOLS:
         command = args.get("command")
         got = classify_bash(command if isinstance(command, str) else "", Context.here(
             cwd=cwd, workspace=workspace, home=home, scratch=scratch, loopback=loopback,
-            watched=watched, inherited=inherited))
+            watched=watched, inherited=inherited, terminal=terminal))
     else:
         got = Classified(_classify_tool(name, args, cwd, home))
     hints = req.metadata

@@ -137,6 +137,9 @@ class Engine:
     def set_own_loopback(self, own: bool) -> None:
         self.tool.set_own_loopback(own)
 
+    def set_terminal(self, may: bool) -> None:
+        self.tool.set_terminal(may)
+
     def set_confined_exec(self, confined: bool, auto_allow: bool | None = None) -> None:
         self.tool.set_confined_exec(confined, auto_allow)
 
@@ -180,7 +183,7 @@ class Engine:
         return classify(req, workspace=workspace, cwd=cwd or workspace, home=self.home,
                         scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback,
                         watched=self.rules.watched(cwd or workspace),
-                        inherited=context_value(ctx, "inherited"))
+                        inherited=context_value(ctx, "inherited"), terminal=self.tool.terminal)
 
     def _classify_request(self, req: Request) -> Metadata:
         return self.classify(req).metadata
@@ -207,7 +210,8 @@ class Engine:
                     in_time, got = bounded(lambda: classify(
                         request, workspace=workspace, cwd=cwd, home=self.home,
                         scratch=self.tool.scratch_roots, loopback=self.tool.own_loopback,
-                        watched=self.rules.watched(cwd), inherited=context_value(ctx, "inherited")),
+                        watched=self.rules.watched(cwd), inherited=context_value(ctx, "inherited"),
+                        terminal=self.tool.terminal),
                         self.limits.deadline)
                 if too_big is not None or not in_time:
                     return self._ask_unanalysed(replace(request, **placed),

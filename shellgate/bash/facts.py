@@ -100,7 +100,12 @@ class Context:
     watched.
 
     ``inherited``: the state a persistent shell session carries into the command
-    (:class:`Inherited`); None for a fresh shell."""
+    (:class:`Inherited`); None for a fresh shell.
+
+    ``terminal``: the command's standard streams may be a terminal (a hook's command runs in
+    the agent's shell, which may give it a pty). False only for a runner that surely gives
+    none: ``BashTool``'s sandbox starts each command in a session of its own on pipes, so git
+    never starts a pager there and ``core.pager`` runs nothing."""
 
     cwd: Path
     workspace: Path
@@ -109,21 +114,22 @@ class Context:
     loopback: bool = False
     watched: tuple[str, ...] = ()
     inherited: Inherited | None = None
+    terminal: bool = True
 
     @classmethod
     def here(cls, cwd: str | Path | None = None, workspace: str | Path | None = None,
              home: str | Path | None = None, scratch: tuple[str | Path, ...] = (),
              loopback: bool = False, watched: tuple[str, ...] = (),
-             inherited: Inherited | None = None) -> Context:
+             inherited: Inherited | None = None, terminal: bool = True) -> Context:
         if type(cwd) is str and type(workspace) is str and type(home) is str \
                 and cwd[:1] == workspace[:1] == home[:1] == "/" and not scratch and not loopback \
-                and not watched and inherited is None:
+                and not watched and inherited is None and terminal:
             return _absolute_context(cwd, workspace, home)
         c = Path(cwd or Path.cwd()).absolute()
         return cls(cwd=c, workspace=Path(workspace).absolute() if workspace else c,
                    home=Path(home).absolute() if home else Path.home(),
                    scratch=tuple(Path(s).absolute() for s in scratch), loopback=loopback,
-                   watched=tuple(watched), inherited=inherited)
+                   watched=tuple(watched), inherited=inherited, terminal=terminal)
 
 
 @lru_cache(maxsize=64)

@@ -172,6 +172,7 @@ class Engine:
         self._roots = tuple(_norm(p) for p in filesystem_roots)
         self._scratch: tuple[str, ...] = ()
         self._loopback = False
+        self._terminal = True
         self._confined = False                   # set_confined_exec
         self._auto_allow: bool | None = None
         self.sandboxed = sandboxed
@@ -253,6 +254,17 @@ class Engine:
     @property
     def own_loopback(self) -> bool:
         return self._loopback
+
+    def set_terminal(self, may: bool) -> None:
+        """Told ``False`` by a caller whose runner never gives a command a terminal
+        (``BashTool``: pipes, a session of its own); see ``Context.terminal``. A hook's command
+        runs in the agent's shell, which may."""
+        with self._lock:
+            self._terminal = bool(may)
+
+    @property
+    def terminal(self) -> bool:
+        return self._terminal
 
     def set_confined_exec(self, confined: bool, auto_allow: bool | None = None) -> None:
         """Told by a caller that runs every allowed command in a sandbox with no network,

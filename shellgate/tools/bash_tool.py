@@ -178,9 +178,11 @@ class BashTool:
         auto_allow`` (default: on in accept-edits) may let it run unasked. Only a tier that
         really confines counts (``Sandbox.confines_exec``). Under bwrap also that commands
         have a loopback of their own (a network namespace with nothing else): a client
-        talking only to ``127.0.0.1``/``localhost``/``::1`` there needs no network grant."""
+        talking only to ``127.0.0.1``/``localhost``/``::1`` there needs no network grant. And
+        that no command gets a terminal (``Sandbox.run``: pipes, a new session)."""
         engine.set_scratch_roots(self.sandbox.scratch())
         engine.set_own_loopback(self.sandbox.own_loopback())
+        engine.set_terminal(False)
         engine.set_confined_exec(self.sandbox.confines_exec, self.settings.auto_allow)
 
     @property

@@ -17,13 +17,14 @@ read-only when the same line writes what git reads first (``gitconfig.written_in
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..facts import Effect
 from ..git import config as gitconfig
 from ..git import keys as gitkeys
-from ..ir import Word
+from ..ir import Via, Word
 from .gitglobal import GLOBAL
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args, run_checks
 from .targets import expand_home
@@ -447,13 +448,67 @@ def _dirs(call: Call, parsed: Parsed) -> list[Path] | None:
     return dirs
 
 
-def config_findings(call: Call, dirs: list[Path] | None, lazy_fetch: bool = True) -> list[Finding]:
+_CAPTURED = frozenset({Via.CMDSUB, Via.PROCSUB})
+_TO_FILE = frozenset({">", ">>", ">|"})
+
+
+def pager_may_run(call: Call, g: Parsed) -> bool:
+    """Whether git may start a pager: only with its stdout a terminal (git's ``git_pager``
+    asks ``isatty(1)``) and no ``--no-pager``/``-P``. Not a terminal: a runner that gives none
+    (``Context.terminal`` false), stdout sent to ``/dev/null`` or a regular file, or captured by
+    ``$(…)``/``<(…)`` when no ``exec`` of the line may move the shell's stdout first. A pipe to
+    a next stage is not told apart in the IR, so ``git log | head`` still counts (fail closed)."""
+    if g.has("--no-pager", "-P") or not call.ctx.terminal:
+        return False
+    tty: bool | None = None   # None: stdout is what the command inherits
+    for r in call.command.redirects:
+        if r.op in _TO_FILE and r.fd in (None, 1) or r.op in ("&>", "&>>") and r.fd is None:
+            tty = not _plain_file(r.target, call)
+        elif r.op == ">&" and r.fd in (None, 1):
+            t = r.target
+            tty = not (t is not None and t.static and (
+                t.text == "-" or r.fd is None and not t.text.isdigit() and _plain_file(t, call)))
+        elif r.fd == 1:
+            tty = True   # 1<&0, 1<>x …: whatever it is, it may be a terminal
+    if tty is not None:
+        return tty
+    captured = any(v in _CAPTURED for v in call.command.via)
+    return not captured or any(c.name in (None, "exec") for c in call.script.commands)
+
+
+def _plain_file(target: Word | None, call: Call) -> bool:
+    """Whether a redirect to ``target`` surely reaches ``/dev/null`` or a regular file (or one
+    made by the redirect), never a device: a link planted earlier in the line may point at
+    ``/dev/tty``."""
+    if target is None or not target.static or target.glob:
+        return False
+    if target.text == "/dev/null":
+        return True
+    text = expand_home(target.text, call.ctx)
+    if not text or call.cwds is None:
+        return False
+    alone = len(call.script.commands) == 1   # else the line's writes (its own too) may plant it
+    if not alone and call.line_writes is None:
+        return False
+    for d in call.cwds:
+        p = Path(text) if text.startswith("/") else d / text
+        real = os.path.realpath(p)
+        if real.startswith(("/dev/", "/proc/", "/sys/")) or not alone and any(
+                w == str(p) or w == real for w in call.line_writes or ()):
+            return False
+        if os.path.lexists(p) and not os.path.isfile(p):
+            return False
+    return True
+
+
+def config_findings(call: Call, dirs: list[Path] | None, lazy_fetch: bool = True,
+                    pager: bool = True) -> list[Finding]:
     if dirs is None:
         return [Finding("git runs in a directory that is not known before it runs", call.command.span,
                         "readonly.git_config")]
     out: list[Finding] = []
     for d in dirs:
-        for problem in gitconfig.check(d, call.ctx.home, _ALIASES, lazy_fetch):
+        for problem in gitconfig.check(d, call.ctx.home, _ALIASES, lazy_fetch, pager):
             out.append(Finding(f"git repository config: {problem}", call.command.span, "readonly.git_config"))
         if (written := gitconfig.written_inputs(d, call.ctx.home, call.line_writes)) is not None:
             out.append(Finding(f"git reads what this line writes first: {written}", call.command.span,
@@ -482,8 +537,9 @@ def git(call: Call) -> list[Finding]:
     g = read_args(GLOBAL, args, wild_tail=call.wild_tail)
     out = list(g.findings)
     lazy = not g.has("--no-lazy-fetch")
+    pager = pager_may_run(call, g)
     if not g.operands:  # `git`, `git --version`: usage or version text (trace2 targets still write)
-        return out + config_findings(call, _dirs(call, g), lazy)
+        return out + config_findings(call, _dirs(call, g), lazy, pager)
     sub_word, rest = g.operands[0], tuple(g.operands[1:])
     if not sub_word.static or sub_word.glob:
         return [*out, Finding("git subcommand only known at run time", sub_word.span, "readonly.wild")]
@@ -502,7 +558,7 @@ def git(call: Call) -> list[Finding]:
         out += run_checks(spec, call, rest)
     else:
         out += spec(call, rest)
-    return out + config_findings(call, _dirs(call, g), lazy)
+    return out + config_findings(call, _dirs(call, g), lazy, pager)
 
 
 CUSTOM = {"git": git}

@@ -391,17 +391,19 @@ def _inspect(run: Callable[[list[Problem]], None]) -> list[Problem]:
 
 
 def check(cwd: Path, home: Path, aliases: frozenset[str] = frozenset(),
-          lazy_fetch: bool = True) -> tuple[str, ...]:
+          lazy_fetch: bool = True, pager: bool = True) -> tuple[str, ...]:
     """Problems that make git's read forms unsafe in ``cwd``; empty when none. Never raises.
 
     ``aliases``: subcommand names whose ``alias.<name>`` entries count as problems (git runs an
     alias when it has no builtin of that name, e.g. a subcommand removed in a newer git).
     ``lazy_fetch`` false: the command runs with ``--no-lazy-fetch``, so a promisor remote is
-    never contacted."""
+    never contacted. ``pager`` false: git cannot start a pager (its stdout is no terminal, or
+    ``--no-pager``), so ``core.pager`` and ``pager.*`` run nothing."""
     def run(problems: list[Problem]) -> None:
         repo = discover(cwd)
         entries: list[Entry] = []
-        skip = frozenset() if lazy_fetch else gitkeys.LAZY_FETCH
+        skip = (frozenset() if lazy_fetch else gitkeys.LAZY_FETCH) | (
+            frozenset() if pager else gitkeys.PAGER)
         for f in _config_files(repo, home):
             _scan_file(f, home, problems, entries, aliases=aliases, skip=skip)
         if repo is not None:

@@ -371,6 +371,9 @@ NETWORK_SUBCOMMANDS = frozenset({"fetch", "pull", "push", "clone", "ls-remote"})
 
 # Keys that only matter when git may fetch missing objects (``--no-lazy-fetch`` turns that off).
 LAZY_FETCH = frozenset({"extensions.partialClone", "remote.*.promisor"})
+# Keys that only matter when git starts a pager: never when its stdout is not a terminal
+# (``git_pager`` returns no pager unless ``isatty(1)``) or with ``--no-pager``/``-P``.
+PAGER = frozenset({"core.pager", "pager.*"})
 
 
 def shown(k: GitKey, subsection: str | None, key: str) -> str:
