@@ -104,6 +104,20 @@ NCS = tuple(Command(n, free=True, effect=Effect.NETWORK, check=_nc, reads=False)
 
 COMMANDS = (CURL, WGET, SSH, *PINGS, *NCS)
 
+# Forms that print a text and exit before any transfer: strace shows no socket and no file
+# written, even with a ~/.wgetrc naming a log file and an output document. curl is not here:
+# it reads ~/.curlrc first even for --help, and a `stderr = FILE` line there writes FILE.
+OFFLINE_FORMS: dict[str, frozenset[str]] = {"wget": frozenset({"-h", "--help", "-V", "--version"})}
+
+
+def offline(call: Call) -> bool:
+    """Is this network client's call one of its ``OFFLINE_FORMS`` (the flag alone)?"""
+    args = call.command.args
+    forms = OFFLINE_FORMS.get(call.command.name or "")
+    return (forms is not None and len(args) == 1 and args[0].static and not args[0].glob
+            and args[0].text in forms and not call.wild_tail)
+
+
 LOOPBACK_HOSTS = frozenset(("127.0.0.1", "localhost", "::1"))
 _URLS = {"curl": ("--url",), "wget": ()}          # flags whose value is a URL, besides operands
 _PROXIES = {"curl": ("-x", "--proxy"), "wget": ()}

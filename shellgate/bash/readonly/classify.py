@@ -437,6 +437,12 @@ def _loopback_only(spec: Command, call: Call) -> bool:
     return loopback_only(spec, call)
 
 
+def _offline(call: Call) -> bool:
+    from ..commands.network import offline
+
+    return offline(call)
+
+
 def _named(call: Call) -> list[Finding]:
     cmd = call.command
     name = cmd.name
@@ -456,10 +462,12 @@ def _named(call: Call) -> list[Finding]:
         return [Finding(msg, first.span, "readonly.unknown_command")]
     if isinstance(spec, Command):
         found = run_checks(spec, call)
-        if spec.effect is not Effect.READ and call.ctx.loopback and _loopback_only(spec, call):
+        if spec.effect is Effect.READ or _offline(call):
+            return found
+        if call.ctx.loopback and _loopback_only(spec, call):
             found.append(Finding(f"{name} talks only to the sandbox's own loopback", first.span,
                                  "readonly.loopback", Effect.EXEC))
-        elif spec.effect is not Effect.READ:
+        else:
             found.append(Finding(f"{name} talks to the network", first.span, "readonly.network",
                                  spec.effect))
         return found
