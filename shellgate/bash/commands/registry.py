@@ -17,7 +17,7 @@ from .spec import Call, Command, Finding
 Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
-             "network", "git", "launchers", "toolchain")
+             "network", "git", "launchers", "toolchain", "openssl")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -45,6 +45,7 @@ _INDEX_SRC = {
                  "command builtin exec time env xargs bash sh dash eval",
     "find": "find",
     "toolchain": "npm cargo rustc pip pip3",
+    "openssl": "openssl",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 
