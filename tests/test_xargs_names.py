@@ -50,3 +50,13 @@ def test_xargs_names(row, tmp_path):
     assert p.returncode == 0, p.stderr
     after = sorted((str(p), p.stat().st_mtime_ns) for p in ws.rglob("*") if ".git" not in p.parts)
     assert before == after
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if "accept_edits" in r], ids=lambda r: r["cmd"][:50])
+def test_a_write_of_the_line_below_the_start_point_voids_the_proof(row, tmp_path):
+    """The walk sees the tree when the gate decides; a write of the same line may add a name
+    first. accept-edits allows the write and credits each read-only command on its own, so the
+    proof must not survive such a write (it did: the first row was allowed)."""
+    ws, home = _tree(tmp_path, row["files"])
+    v = Gate(ws, mode="accept-edits", home=home).check(row["cmd"], cwd=ws)
+    assert v.decision == row["accept_edits"], v.reason

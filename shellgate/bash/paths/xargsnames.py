@@ -16,7 +16,9 @@ plain when all of this holds:
   plain name: no blank, quote, backslash or control character, none starting with ``-``
   (at most ``BUDGET`` entries; past that nothing is proved);
 * the recursive secret check a reader such as ``grep -r`` gets (``paths.leaks_below``) finds
-  no secret below them.
+  no secret below them;
+* no write of the same line lands below them (``line_writes``): the walk sees the tree as it is
+  when the gate decides, and ``touch './a --files0-from=k'`` first would add a name with a blank.
 
 Then the appended words are names of files below the start points, and the command reads them
 as ``grep -r`` would read that tree.
@@ -48,11 +50,13 @@ _FIND_REFUSED = frozenset({"-printf", "-fprintf", "-ls", "-fls", "-fprint", "-fp
 _FIND_EXPR_START = re.compile(r"^[-(!),]")
 
 
-def proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | None) -> bool:
+def proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | None,
+           line_writes: tuple[str, ...] | None = ()) -> bool:
     """Whether the words xargs appends to command ``index`` are plain names of files below a
-    find's start points, none of them a secret (the module docstring). Never raises."""
+    find's start points, none of them a secret (the module docstring). ``line_writes``: what
+    the line writes (``readonly.line_writes``; None: unknown). Never raises."""
     try:
-        return _proved(script, index, ctx, cwds)
+        return _proved(script, index, ctx, cwds, line_writes)
     except (OSError, ValueError, IndexError):
         return False
 
@@ -84,15 +88,19 @@ def _roots(script: Script, index: int) -> list[str] | None:
     return starts if starts is not None and _reads_given_names(cmd) else None
 
 
-def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | None) -> bool:
+def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | None,
+            line_writes: tuple[str, ...] | None) -> bool:
     starts = _roots(script, index)
-    if starts is None:
+    if starts is None or line_writes is None:
         return False
     from .resolve import check_path, leaks_below
 
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
+            top = os.path.normpath(root)
+            if any(w == top or w.startswith(top.rstrip("/") + "/") for w in line_writes):
+                return False
             if not os.path.lexists(root) or os.path.islink(root) or not _plain_below(root):
                 return False   # (a linked start point: find names the link, R reads its target)
             if os.path.isdir(root):

@@ -129,6 +129,8 @@ def command_findings(script: Script, ctx: Context, cwds: tuple[Path, ...] | None
            for i, cmd in enumerate(script.commands)]
     writes = line_writes(per)
     if writes != ():
+        tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, cwds, writes)
+                 for i, cmd in enumerate(script.commands)]
         per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i], line_writes=writes))
                for i, cmd in enumerate(script.commands)]
     return per
