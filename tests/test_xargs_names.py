@@ -20,7 +20,10 @@ ROWS = load("xargs_names.jsonl")
 CANARY = "CANARY-xargs-9d41"
 
 
-def _tree(tmp: Path, files: list[str]) -> tuple[Path, Path]:
+def _tree(tmp: Path, files: list[str], row: dict | None = None) -> tuple[Path, Path]:
+    """``files`` (``name->target``: a symlink); with ``row["tracked"]`` they are added to the
+    index, and ``row["index_only"]`` names are index entries with no file (``--cacheinfo``)."""
+    row = row or {}
     ws = git_workspace(tmp / "ws")
     home = tmp / "home"
     (home / ".ssh").mkdir(parents=True)
@@ -33,12 +36,20 @@ def _tree(tmp: Path, files: list[str]) -> tuple[Path, Path]:
             p.symlink_to(str(home) + target[1:] if target.startswith("~") else target)
         else:
             p.write_text(f"def main(): pass  # {name}\n")
+    if row.get("tracked"):
+        subprocess.run(["git", "-C", str(ws), "add", "-A", "--", *[f.partition("->")[0] for f in files]],
+                       check=True)
+    for name in row.get("index_only", ()):
+        blob = subprocess.run(["git", "-C", str(ws), "hash-object", "-w", "--stdin"], input=b"x\n",
+                              capture_output=True, check=True).stdout.decode().strip()
+        subprocess.run(["git", "-C", str(ws), "update-index", "--add", "--cacheinfo",
+                        f"100644,{blob},{name}"], check=True)
     return ws, home
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["cmd"][:50] for r in ROWS])
 def test_xargs_names(row, tmp_path):
-    ws, home = _tree(tmp_path, row["files"])
+    ws, home = _tree(tmp_path, row["files"], row)
     v = Gate(ws, mode="balanced", home=home).check(row["cmd"], cwd=ws)
     assert v.analysis.readonly is row["readonly"], v.reason
     if not row["readonly"]:

@@ -1,4 +1,5 @@
-"""``find D … | xargs R …``: when the words xargs appends are proved to be plain file names.
+"""``find D … | xargs R …`` and ``git ls-files | xargs R …``: when the words xargs appends are
+proved to be plain file names.
 
 xargs splits its input at blanks and reads quotes and backslashes, so a file named
 ``x --files0-from=~/.ssh/id_rsa`` becomes an option of the command it runs, and a name may be a
@@ -22,6 +23,14 @@ plain when all of this holds:
 
 Then the appended words are names of files below the start points, and the command reads them
 as ``grep -r`` would read that tree.
+
+``git ls-files [--cached] [PATHSPEC …]`` feeding xargs is proved the same way, with the
+index in place of the walk: it prints index entries (relative to the cwd, so below it), and
+every entry of the repository's index (``git/index.py``, read without running git) must have
+plain components — a tracked ``-rf`` or ``a b`` voids it, on disk or not. Pathspecs must be
+plain relative paths (no ``..``, no ``:`` magic, no glob), the line may write nothing (a
+``git add`` first would change the index), and the secret check runs over the cwd as for
+``find .``. git's own configuration is judged on the ``git`` command itself.
 """
 
 from __future__ import annotations
@@ -84,7 +93,10 @@ def _roots(script: Script, index: int) -> list[str] | None:
     feeder = _feeder(script, cmd.parent)
     if feeder is None:
         return None
-    starts = _find_starts(feeder.args, null=bool(null))
+    if feeder.name == "git":
+        starts = ["."] if _ls_files_plain(feeder.args, null=bool(null)) else None
+    else:
+        starts = _find_starts(feeder.args, null=bool(null))
     return starts if starts is not None and _reads_given_names(cmd) else None
 
 
@@ -95,6 +107,9 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
         return False
     from .resolve import check_path, leaks_below
 
+    if _feeder(script, script.commands[index].parent).name == "git":
+        return not line_writes and all(_index_plain(c) and leaks_below(str(c), str(ctx.home)) == ((), True)
+                                       for c in cwds or (ctx.cwd,))
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
@@ -141,7 +156,7 @@ def _feeder(script: Script, xi: int):
             continue
         gap = script.source[p.span[1]:x.span[0]]
         # Only stderr may go elsewhere (`2>/dev/null`): stdout is what xargs reads.
-        if gap.strip() != "|" or p.name != "find" or any(r.fd != 2 for r in p.redirects):
+        if gap.strip() != "|" or p.name not in ("find", "git") or any(r.fd != 2 for r in p.redirects):
             return None
         return p
     return None
@@ -160,6 +175,48 @@ def _find_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
         if not w.static or w.text in _FIND_REFUSED or (w.text == "-print0" and not null):
             return None
     return starts or ["."]
+
+
+def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
+    """``ls-files``, then only ``-c``/``--cached`` (``-z`` when xargs splits at NULs), an
+    optional ``--`` and plain relative pathspecs: the output is index entries, one a line."""
+    if not args or not args[0].static or args[0].text != "ls-files":
+        return False
+    for w in args[1:]:
+        t = w.text
+        if not w.static or w.glob:
+            return False
+        if t in ("-c", "--cached", "--") or (t == "-z" and null):
+            continue
+        parts = [p for p in t.split("/") if p]
+        if t.startswith(("-", ":", "/")) or not parts or ".." in parts or not _plain_start(t):
+            return False
+    return True
+
+
+def _index_plain(cwd: Path) -> bool:
+    """Every entry of the index of ``cwd``'s repository has plain components (what ``git
+    ls-files`` may print there); false when there is no work tree or the index is not read."""
+    from ..git import config as gitconfig
+    from ..git import index
+
+    try:
+        repo = gitconfig.discover(cwd)
+    except gitconfig.ConfigError:
+        return False
+    if repo is None or repo.worktree is None:
+        return False
+    entries = gitconfig.read_config(repo.commondir / "config")
+    if entries is None:
+        return False
+    fmt = [e.value for e in entries if e.section == "extensions" and e.key == "objectformat"]
+    names = index.names(repo.gitdir, 32 if fmt and (fmt[-1] or "").lower() == "sha256" else 20, BUDGET)
+    if names is None:
+        return False
+    try:
+        return all(_PLAIN.fullmatch(p) for n in names for p in n.decode("ascii").split("/"))
+    except UnicodeDecodeError:
+        return False
 
 
 def _plain_start(text: str) -> bool:

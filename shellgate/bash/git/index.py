@@ -1,0 +1,97 @@
+"""The path names in a repository's index, read from ``.git/index`` itself — what
+``git ls-files`` prints (relative to the cwd), without running git.
+
+The format (``gitformat-index``): a ``DIRC`` header with version 2, 3 or 4 and an entry count,
+then the entries (stat data, the object name, 16-bit flags, a 16-bit extended-flags word in
+version 3+ when flagged, the NUL-terminated path; padded to 8 bytes in 2 and 3,
+prefix-compressed in 4), then extensions. Anything not read exactly is None, so a caller proves
+nothing from it: an unknown version, an object name size other than the repository's, a bad
+length, more than ``limit`` entries, a ``link`` (split index: more entries live elsewhere) or
+``sdir`` (sparse index: a directory entry ``ls-files`` would expand) extension, or any other
+required (lower-case) extension.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+
+_STAT = 40          # ctime, mtime (sec, nsec), dev, ino, mode, uid, gid, size: 10 x 32 bits
+_EXTENDED = 0x4000  # flags: a second 16-bit flags word follows (version 3+)
+_MAX_BYTES = 64 << 20
+
+
+def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes] | None:
+    """The index's path names, in index order (a conflicted path once per stage); None when
+    the index cannot be read exactly (the module docstring). No index: an empty list."""
+    path = gitdir / "index"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not (st.st_mode & 0o170000 == 0o100000) or st.st_size > _MAX_BYTES:
+            return None
+        data = os.read(fd, st.st_size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return _parse(data, hash_size, limit)
+    except (struct.error, IndexError, ValueError):
+        return None
+
+
+def _parse(data: bytes, hash_size: int, limit: int) -> list[bytes] | None:
+    sig, version, count = struct.unpack_from(">4sII", data, 0)
+    if sig != b"DIRC" or version not in (2, 3, 4) or count > limit:
+        return None
+    end = len(data) - hash_size    # the trailing checksum
+    pos, out, prev = 12, [], b""
+    for _ in range(count):
+        fixed = pos + _STAT + hash_size
+        (flags,) = struct.unpack_from(">H", data, fixed)
+        head = fixed + 2
+        if flags & _EXTENDED:
+            if version < 3:
+                return None
+            head += 2
+        if version == 4:
+            strip, head = _varint(data, head)
+            nul = data.index(b"\0", head)
+            if strip > len(prev):
+                return None
+            name = prev[:len(prev) - strip] + data[head:nul]
+            pos = nul + 1
+        else:
+            nul = data.index(b"\0", head)
+            name = data[head:nul]
+            pos = pos + ((head - pos + len(name) + 8) & ~7)   # 1 to 8 NULs of padding
+            if data[nul:pos].strip(b"\0"):
+                return None
+        if not name or (flags & 0xFFF) != min(len(name), 0xFFF) or pos > end:
+            return None
+        out.append(name)
+        prev = name
+    while pos < end:   # extensions: a 4-byte signature and a 32-bit size each
+        ext, size = struct.unpack_from(">4sI", data, pos)
+        if ext in (b"link", b"sdir") or not ext[:1].isupper():
+            return None
+        pos += 8 + size
+    return out if pos == end else None
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    """git's offset encoding (``varint.c``): 7 bits a byte, each continuation adding one."""
+    c = data[i]
+    value = c & 0x7F
+    while c & 0x80:
+        i += 1
+        c = data[i]
+        value = ((value + 1) << 7) | (c & 0x7F)
+    return value, i + 1
