@@ -14,6 +14,7 @@ required (lower-case) extension.
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes]
         return None
     try:
         st = os.fstat(fd)
-        if not (st.st_mode & 0o170000 == 0o100000) or st.st_size > _MAX_BYTES:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
             return None
         data = os.read(fd, st.st_size + 1)
     except OSError:
