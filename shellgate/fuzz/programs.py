@@ -29,15 +29,17 @@ _PRIVILEGED = frozenset(("sudo", "doas", "su", "pkexec", "runuser", "chroot"))
 
 @functools.cache
 def readonly_programs() -> frozenset[str]:
-    """Program names the read-only classifier has a table for (network clients and privilege
-    wrappers excluded), plus the commands it checks by code (git, tar, find, wrappers)."""
+    """Program names the read-only classifier has a table for (network clients, but for their
+    offline forms, and privilege wrappers excluded), plus the commands it checks by code (git,
+    tar, find, wrappers)."""
     try:
         from ..bash.commands import registry
+        from ..bash.commands.network import OFFLINE_FORMS
         from ..bash.commands.spec import Command
         from ..bash.facts import Effect
     except Exception:  # an older or broken tree: the oracle still works, on the fallback
         return _FALLBACK
-    names = set()
+    names = set(OFFLINE_FORMS)   # `wget --help`: a network client's offline form
     for name, entry in registry.TABLE.items():
         if name in _PRIVILEGED:
             continue
