@@ -185,3 +185,14 @@ class Script:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def stdout_piped(self, i: int) -> bool:
+        """Whether command ``i``'s stdout is the pipe into the next stage of its pipeline
+        (``a | b``, ``a |& b``): the next command with the same parent and chain, with nothing
+        but that operator between their spans in the source. False when the spans cannot tell
+        (a nested script's spans are collapsed, so the text between them is empty)."""
+        c = self.commands[i]
+        if not c.via or c.via[-1] is not Via.PIPELINE:
+            return False
+        nxt = next((d for d in self.commands[i + 1:] if d.parent == c.parent and d.via == c.via), None)
+        return nxt is not None and self.source[c.span[1]:nxt.span[0]].strip() in ("|", "|&")

@@ -456,8 +456,8 @@ def pager_may_run(call: Call, g: Parsed) -> bool:
     """Whether git may start a pager: only with its stdout a terminal (git's ``git_pager``
     asks ``isatty(1)``) and no ``--no-pager``/``-P``. Not a terminal: a runner that gives none
     (``Context.terminal`` false), stdout sent to ``/dev/null`` or a regular file, or captured by
-    ``$(…)``/``<(…)`` when no ``exec`` of the line may move the shell's stdout first. A pipe to
-    a next stage is not told apart in the IR, so ``git log | head`` still counts (fail closed)."""
+    ``$(…)``/``<(…)`` or piped into a next stage (``git log | head``), when no ``exec`` of the
+    line may move the shell's stdout first."""
     if g.has("--no-pager", "-P") or not call.ctx.terminal:
         return False
     tty: bool | None = None   # None: stdout is what the command inherits
@@ -472,7 +472,7 @@ def pager_may_run(call: Call, g: Parsed) -> bool:
             tty = True   # 1<&0, 1<>x …: whatever it is, it may be a terminal
     if tty is not None:
         return tty
-    captured = any(v in _CAPTURED for v in call.command.via)
+    captured = any(v in _CAPTURED for v in call.command.via) or call.script.stdout_piped(call.index)
     return not captured or any(c.name in (None, "exec") for c in call.script.commands)
 
 
