@@ -450,14 +450,17 @@ def _dirs(call: Call, parsed: Parsed) -> list[Path] | None:
 
 _CAPTURED = frozenset({Via.CMDSUB, Via.PROCSUB})
 _TO_FILE = frozenset({">", ">>", ">|"})
+# Commands that may point the shell's own stdout elsewhere (`exec >/dev/tty`) before git runs:
+# a name only known at run time, exec, or a sourced file.
+_MAY_MOVE_STDOUT = frozenset({None, "exec", "source", "."})
 
 
 def pager_may_run(call: Call, g: Parsed) -> bool:
     """Whether git may start a pager: only with its stdout a terminal (git's ``git_pager``
     asks ``isatty(1)``) and no ``--no-pager``/``-P``. Not a terminal: a runner that gives none
     (``Context.terminal`` false), stdout sent to ``/dev/null`` or a regular file, or captured by
-    ``$(…)``/``<(…)`` or piped into a next stage (``git log | head``), when no ``exec`` of the
-    line may move the shell's stdout first."""
+    ``$(…)``/``<(…)`` or piped into a next stage (``git log | head``), when nothing of the line
+    may move the shell's stdout first (``_MAY_MOVE_STDOUT``)."""
     if g.has("--no-pager", "-P") or not call.ctx.terminal:
         return False
     tty: bool | None = None   # None: stdout is what the command inherits
@@ -473,7 +476,7 @@ def pager_may_run(call: Call, g: Parsed) -> bool:
     if tty is not None:
         return tty
     captured = any(v in _CAPTURED for v in call.command.via) or call.script.stdout_piped(call.index)
-    return not captured or any(c.name in (None, "exec") for c in call.script.commands)
+    return not captured or any(c.name in _MAY_MOVE_STDOUT for c in call.script.commands)
 
 
 def _plain_file(target: Word | None, call: Call) -> bool:
