@@ -448,7 +448,8 @@ def _dirs(call: Call, parsed: Parsed) -> list[Path] | None:
     return dirs
 
 
-_CAPTURED = frozenset({Via.CMDSUB, Via.PROCSUB})
+# `$(…)` captures stdout; a process substitution may be `>(…)`, whose stdout is the shell's.
+_CAPTURED = frozenset({Via.CMDSUB})
 _TO_FILE = frozenset({">", ">>", ">|"})
 # Commands that may point the shell's own stdout elsewhere (`exec >/dev/tty`) before git runs:
 # a name only known at run time, exec, or a sourced file.
@@ -459,7 +460,7 @@ def pager_may_run(call: Call, g: Parsed) -> bool:
     """Whether git may start a pager: only with its stdout a terminal (git's ``git_pager``
     asks ``isatty(1)``) and no ``--no-pager``/``-P``. Not a terminal: a runner that gives none
     (``Context.terminal`` false), stdout sent to ``/dev/null`` or a regular file, or captured by
-    ``$(…)``/``<(…)`` or piped into a next stage (``git log | head``), when nothing of the line
+    ``$(…)`` or piped into a next stage (``git log | head``), when nothing of the line
     may move the shell's stdout first (``_MAY_MOVE_STDOUT``)."""
     if g.has("--no-pager", "-P") or not call.ctx.terminal:
         return False
