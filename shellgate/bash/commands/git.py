@@ -476,7 +476,10 @@ def pager_may_run(call: Call, g: Parsed) -> bool:
             tty = True   # 1<&0, 1<>x …: whatever it is, it may be a terminal
     if tty is not None:
         return tty
-    captured = any(v in _CAPTURED for v in call.command.via) or call.script.stdout_piped(call.index)
+    via = call.command.via
+    if Via.FUNCTION in via:   # a body runs with the stdout of wherever the function is called
+        via = via[len(via) - via[::-1].index(Via.FUNCTION):]
+    captured = any(v in _CAPTURED for v in via) or call.script.stdout_piped(call.index)
     return not captured or any(c.name in _MAY_MOVE_STDOUT for c in call.script.commands)
 
 
