@@ -90,8 +90,8 @@ def _roots(script: Script, index: int) -> list[str] | None:
     null: set[bool] = set()
     if xargs.name != "xargs" or not _xargs_ok(xargs.words[1:], cmd.words[0], null):
         return None
-    feeder = _feeder(script, cmd.parent)
-    if feeder is None:
+    feeder, filtered = _producer(script, cmd.parent)
+    if feeder is None or (filtered and null):   # the filters split lines, not NUL-ended names
         return None
     if feeder.name == "git":
         starts = ["."] if _ls_files_plain(feeder.args, null=bool(null)) else None
@@ -148,18 +148,84 @@ def _xargs_ok(words: tuple[Word, ...], first_inner: Word, null: set[bool]) -> bo
 
 
 def _feeder(script: Script, xi: int):
-    """The command whose stdout is xargs's stdin through a plain ``|``, if it is a find."""
+    """The find or git whose stdout reaches xargs's stdin through plain ``|`` and line filters
+    (``find … | grep -v x | sort | xargs …``: each filter prints a subset of its input lines,
+    whole, so the names stay the producer's)."""
+    return _producer(script, xi)[0]
+
+
+def _producer(script: Script, xi: int):
+    """(the find or git feeding xargs ``xi``, whether line filters stand between them)."""
+    j, filtered = xi, False
+    while (p := _stage_before(script, j)) is not None:
+        j, cmd = p
+        if cmd.name in ("find", "git"):
+            return cmd, filtered
+        if not _line_filter(cmd):
+            break
+        filtered = True
+    return None, filtered
+
+
+def _stage_before(script: Script, xi: int):
+    """(index, command) of the stage whose stdout is command ``xi``'s stdin through a plain
+    ``|``, with only its stderr sent elsewhere (``2>/dev/null``)."""
     x = script.commands[xi]
     for j in range(xi - 1, -1, -1):
         p = script.commands[j]
         if p.parent != x.parent or p.via != x.via:
             continue
         gap = script.source[p.span[1]:x.span[0]]
-        # Only stderr may go elsewhere (`2>/dev/null`): stdout is what xargs reads.
-        if gap.strip() != "|" or p.name not in ("find", "git") or any(r.fd != 2 for r in p.redirects):
+        if gap.strip() != "|" or not all(_stderr_away(r) for r in p.redirects):
             return None
-        return p
+        return j, p
     return None
+
+
+def _stderr_away(r) -> bool:
+    """A redirect of stderr alone, not into the pipe (``2>/dev/null``; ``2>&1`` joins it)."""
+    return r.fd == 2 and not (r.op in (">&", "<&") and (r.target is None or r.target.text != "-"))
+
+
+# Filters that print some of their input lines, each whole, and read no file: (letters of
+# switches, options taking a value, how many operands).
+_FILTERS: dict[str, tuple[str, frozenset[str], int]] = {
+    "grep": ("viEFwx", frozenset({"-e"}), 1),   # the pattern, unless given with -e
+    "sort": ("rnufVhbd", frozenset({"-k", "-t"}), 0),
+    "uniq": ("", frozenset(), 0),
+    "head": ("", frozenset({"-n"}), 0),
+    "tail": ("", frozenset({"-n"}), 0),
+}
+_COUNT = lazy_compile(r"\+?\d+")
+
+
+def _line_filter(cmd) -> bool:
+    spec = _FILTERS.get(cmd.name or "")
+    if spec is None or cmd.assignments:
+        return False
+    letters, valued, operands = spec
+    words = list(cmd.args)
+    given_e = False
+    while words and words[0].text.startswith("-") and words[0].text != "-":
+        w = words.pop(0)
+        t = w.text
+        if not w.static or w.glob:
+            return False
+        if t in valued and words and words[0].static:
+            value = words.pop(0).text
+            if t == "-n" and not _COUNT.fullmatch(value):
+                return False
+            given_e = given_e or t == "-e"
+        elif not _switch(cmd.name, t, letters):
+            return False
+    return len(words) == (0 if given_e else operands) and all(w.static and not w.glob for w in words)
+
+
+def _switch(name: str, t: str, letters: str) -> bool:
+    """A bundle of switches from ``letters``, or head's and tail's ``-N``/``-nN``."""
+    if name in ("head", "tail"):
+        return bool(_COUNT.fullmatch(t[1:]) or t.startswith("-n") and _COUNT.fullmatch(t[2:]))
+    return bool(letters) and all(c in letters for c in t[1:])
 
 
 def _find_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
