@@ -497,14 +497,17 @@ def _plain_file(target: Word | None, call: Call) -> bool:
     alone = len(call.script.commands) == 1   # else the line's writes (its own too) may plant it
     if not alone and call.line_writes is None:
         return False
-    for d in call.cwds:
-        p = Path(text) if text.startswith("/") else d / text
-        real = os.path.realpath(p)
-        if real.startswith(("/dev/", "/proc/", "/sys/")) or not alone and any(
-                w == str(p) or w == real for w in call.line_writes or ()):
-            return False
-        if os.path.lexists(p) and not os.path.isfile(p):
-            return False
+    try:
+        for d in call.cwds:
+            p = Path(text) if text.startswith("/") else d / text
+            real = os.path.realpath(p)
+            if real.startswith(("/dev/", "/proc/", "/sys/")) or not alone and any(
+                    w == str(p) or w == real for w in call.line_writes or ()):
+                return False
+            if os.path.lexists(p) and not os.path.isfile(p):
+                return False
+    except (OSError, ValueError):   # a NUL in the name, a loop of links
+        return False
     return True
 
 
