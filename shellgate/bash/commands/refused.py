@@ -45,4 +45,9 @@ REFUSED: dict[str, str] = {
     # npm, cargo, rustc, pip: commands/toolchain.py (the forms that are read-only, and why not the rest)
     "uv": "runs code (not measured here: it reads the workspace's uv.toml and pyproject.toml and may "
           "download Python or packages)",
+    "yq": "is two different programs under one name: a Python wrapper of jq (Python's site runs .pth "
+          "files, -i edits in place) or a Go program whose expressions read files and the environment "
+          "(load, env, strenv)",
+    "7z": "archives and extracts files (its list form is not on the read-only list yet)",
+    "7zz": "archives and extracts files (its list form is not on the read-only list yet)",
 }
