@@ -15,6 +15,8 @@ nothing, connect nowhere. Refused, besides every unlisted option: ``-out`` (writ
 
 from __future__ import annotations
 
+import re
+
 from ..._record import replace
 from .spec import Call, Command, Finding, Flag, Takes, run_checks
 
@@ -53,7 +55,18 @@ def openssl(call: Call) -> list[Finding]:
         what = f"openssl {sub.text}" if sub is not None else "openssl with no subcommand"
         return [Finding(f"{what} is not read-only (only openssl version and x509 printing are)",
                         call.command.words[0].span, "readonly.subcommand")]
-    return run_checks(form, call, _long(call))
+    words = _long(call)
+    spelled = {w.text.partition("=")[0]: o.text.partition("=")[0]
+               for w, o in zip(words, call.command.args[1:], strict=True) if w.text != o.text}
+    return [_respelled(f, spelled) for f in run_checks(form, call, words)]
+
+
+def _respelled(f: Finding, spelled: dict[str, str]) -> Finding:
+    """The finding with each option named as the command spells it (``-req``, not ``--req``)."""
+    msg = f.message
+    for long, own in sorted(spelled.items(), key=lambda kv: -len(kv[0])):
+        msg = re.sub(rf"(?<![\w-]){re.escape(long)}(?![\w-])", own, msg)
+    return replace(f, message=msg) if msg != f.message else f
 
 
 CUSTOM = {"openssl": openssl}
