@@ -24,6 +24,11 @@ plain when all of this holds:
 Then the appended words are names of files below the start points, and the command reads them
 as ``grep -r`` would read that tree.
 
+``rg --files [DIR …]`` and ``rg -l PATTERN [DIR …]`` are producers like find (their names are
+paths below the directories walked). Line filters may stand between a producer and xargs
+(``grep -v``, ``rg -v``, ``sort``, ``uniq``, ``head``/``tail -n``: ``_FILTERS``): each prints
+some of its input lines, whole.
+
 ``git ls-files [--cached] [PATHSPEC …]`` feeding xargs is proved the same way, with the
 index in place of the walk: it prints index entries (relative to the cwd, so below it), and
 every entry of the repository's index (``git/index.py``, read without running git) must have
@@ -95,6 +100,8 @@ def _roots(script: Script, index: int) -> list[str] | None:
         return None
     if feeder.name == "git":
         starts = ["."] if _ls_files_plain(feeder.args, null=bool(null)) else None
+    elif feeder.name == "rg":
+        starts = _rg_starts(feeder.args, null=bool(null))
     else:
         starts = _find_starts(feeder.args, null=bool(null))
     return starts if starts is not None and _reads_given_names(cmd) else None
@@ -159,7 +166,8 @@ def _producer(script: Script, xi: int):
     j, filtered = xi, False
     while (p := _stage_before(script, j)) is not None:
         j, cmd = p
-        if cmd.name in ("find", "git"):
+        if cmd.name in ("find", "git") or cmd.name == "rg" and any(
+                w.text in ("--files", "-l", "--files-with-matches") for w in cmd.args):
             return cmd, filtered
         if not _line_filter(cmd):
             break
@@ -191,6 +199,7 @@ def _stderr_away(r) -> bool:
 # switches, options taking a value, how many operands).
 _FILTERS: dict[str, tuple[str, frozenset[str], int]] = {
     "grep": ("viEFwx", frozenset({"-e"}), 1),   # the pattern, unless given with -e
+    "rg": ("viFwxsS", frozenset({"-e"}), 1),    # reading the pipe: lines as they are
     "sort": ("rnufVhbd", frozenset({"-k", "-t"}), 0),
     "uniq": ("", frozenset(), 0),
     "head": ("", frozenset({"-n"}), 0),
@@ -226,6 +235,47 @@ def _switch(name: str, t: str, letters: str) -> bool:
     if name in ("head", "tail"):
         return bool(_COUNT.fullmatch(t[1:]) or t.startswith("-n") and _COUNT.fullmatch(t[2:]))
     return bool(letters) and all(c in letters for c in t[1:])
+
+
+# ripgrep listing names (``--files``, ``-l``): switches that only choose which files, and
+# options whose value does the same. No -L (links followed), no --pre/-z (programs run).
+_RG_SWITCHES = frozenset({"--files", "-l", "--files-with-matches", "--hidden", "-.", "--no-ignore",
+                          "-u", "-uu", "-i", "--ignore-case", "-S", "--smart-case", "-s",
+                          "--case-sensitive", "-F", "--fixed-strings", "-w", "--word-regexp",
+                          "-x", "--line-regexp", "--no-messages"})
+_RG_VALUED = frozenset({"-t", "--type", "-T", "--type-not", "-g", "--glob", "--iglob", "-d",
+                        "--max-depth", "-e", "--regexp"})
+
+
+def _rg_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
+    """Where ``rg --files [DIR …]`` or ``rg -l PATTERN [DIR …]`` walks (its names are paths
+    below those, the cwd's without ``./``); None for any other form."""
+    words, flags, pattern = list(args), set(), False
+    operands: list[Word] = []
+    while words:
+        w = words.pop(0)
+        t = w.text
+        if not w.static or w.glob:
+            return None
+        if t in _RG_VALUED and words and words[0].static:
+            words.pop(0)
+            pattern = pattern or t in ("-e", "--regexp")
+        elif t in _RG_SWITCHES or (t in ("-0", "--null") and null):
+            flags.add(t)
+        elif t.startswith("-"):
+            return None
+        else:
+            operands.append(w)
+    lists = "--files" in flags
+    if lists == bool(flags & {"-l", "--files-with-matches"}) or null != bool({"-0", "--null"} & flags):
+        return None   # exactly one of the two forms; NUL-ended names only for xargs -0
+    if not lists and not pattern:
+        if not operands:
+            return None
+        operands = operands[1:]   # the pattern
+    if any(not _plain_start(w.text) for w in operands):
+        return None
+    return [w.text for w in operands] or ["."]
 
 
 def _find_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
