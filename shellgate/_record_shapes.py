@@ -426,7 +426,7 @@ def init_slot_n_aaaaa(self, a0, a1, a2, a3, a4):
     _s4(self, a4)
 
 
-def init_slot_n_aaaaaFFaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
+def init_slot_n_aaaaaFFaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, a2)
@@ -437,6 +437,7 @@ def init_slot_n_aaaaaFFaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
     _s7(self, a7)
     _s8(self, a8)
     _s9(self, a9)
+    _s10(self, a10)
 
 
 def init_slot_n_aaaaaa(self, a0, a1, a2, a3, a4, a5):
@@ -535,6 +536,22 @@ def init_slot_n_aaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, 
     _s9(self, a9)
     _s10(self, a10)
     _s11(self, a11)
+
+
+def init_slot_n_aaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):
+    _s0(self, a0)
+    _s1(self, a1)
+    _s2(self, a2)
+    _s3(self, a3)
+    _s4(self, a4)
+    _s5(self, a5)
+    _s6(self, a6)
+    _s7(self, a7)
+    _s8(self, a8)
+    _s9(self, a9)
+    _s10(self, a10)
+    _s11(self, a11)
+    _s12(self, a12)
 
 
 def init_slot_n_aaaaaaaaaaaaaF(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13):

@@ -1,8 +1,9 @@
 """git's pager keys (``core.pager``, ``pager.<cmd>``) run a program only when git's stdout is a
 terminal: ``corpus/git_pager.jsonl`` runs each line for real on a pty that is the controlling
 terminal, in a repository whose global ``core.pager`` touches a canary, and checks that what
-shellgate clears (no pager finding) never started the pager. With ``Context.terminal`` false —
-BashTool's runner: pipes, a session of its own — no line starts it and every line is cleared.
+shellgate clears (no pager finding) never started the pager; and again with the streams on pipes
+and the pty only as the session's controlling terminal (``Context.terminal`` false: BashTool,
+Claude Code's Bash tool), where only what reaches ``/dev/tty`` pages.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,13 +93,29 @@ def test_cleared_means_no_pager_on_a_real_terminal(line: dict, repo) -> None:
     assert not (cleared and canary.exists())
 
 
+def _run_on_pipes(cmd: str, cwd: Path, home: Path) -> None:
+    """``cmd`` with stdin /dev/null and stdout, stderr pipes, in a session whose controlling
+    terminal is a pty (as Claude Code's Bash tool runs it: no pty on its streams, but
+    ``/dev/tty`` may open one)."""
+    master, slave = os.openpty()
+    try:
+        subprocess.run(["setsid", "-c", "bash", "-c", 'exec </dev/null; eval "$0"', cmd], cwd=cwd,
+                       env=_env(home), stdin=slave, capture_output=True, timeout=30, close_fds=True)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
 @pytest.mark.parametrize("line", LINES, ids=[x["cmd"] for x in LINES])
-def test_without_a_terminal_no_pager_starts_and_every_line_is_cleared(line: dict, repo) -> None:
+def test_on_pipes_only_dev_tty_pages_and_cleared_means_it_did_not(line: dict, repo) -> None:
+    """``Context.terminal`` false (BashTool; a Claude Code hook): what the command's streams
+    inherit is no terminal, but a redirect to ``/dev/tty`` still is one."""
     ws, home, canary = repo
-    subprocess.run(["bash", "-c", line["cmd"]], cwd=ws, env=_env(home), stdin=subprocess.DEVNULL,
-                   capture_output=True, start_new_session=True, timeout=30)
-    assert not canary.exists()
-    assert not _pager_findings(line["cmd"], ws, home, terminal=False)
+    _run_on_pipes(line["cmd"], ws, home)
+    assert canary.exists() is line["pipes_pager"], "the table's premise: git's own behaviour"
+    cleared = not _pager_findings(line["cmd"], ws, home, terminal=False)
+    assert cleared is line["pipes_cleared"], _pager_findings(line["cmd"], ws, home, terminal=False)
+    assert not (cleared and canary.exists())
 
 
 def test_the_engine_clears_pager_keys_only_when_told_there_is_no_terminal(repo) -> None:
@@ -106,3 +124,28 @@ def test_the_engine_clears_pager_keys_only_when_told_there_is_no_terminal(repo) 
     assert not e.decide_bash("git log -1").allowed()
     e.set_terminal(False)
     assert e.decide_bash("git log -1").allowed()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("agent,cmd,allowed", [
+    ("claude-code", "git log -1", True),          # its Bash tool has no pty: no pager starts
+    ("claude-code", "git log -1 >/dev/tty", False),
+    ("codex", "git log -1", False),               # Codex may run a command on a pty
+    ("codex", "git --no-pager log -1", True),
+])
+def test_a_hook_knows_whether_its_agent_gives_a_terminal(agent, cmd, allowed, repo, tmp_path) -> None:
+    """Real hook payloads through ``python -m shellgate hook`` of this checkout, in the repo
+    whose global ``core.pager`` runs a program."""
+    ws, home, _ = repo
+    payload = {"session_id": "s", "cwd": str(ws), "permission_mode": "default",
+               "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t1",
+               "tool_input": {"command": cmd}}
+    env = {**_env(home), "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_STATE_HOME": str(tmp_path / "state")}
+    p = subprocess.run([sys.executable, "-m", "shellgate", "hook", agent], input=json.dumps(payload),
+                       capture_output=True, text=True, env=env, cwd=ws, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)["hookSpecificOutput"] if p.stdout.strip() else {}
+    assert (out.get("permissionDecision") == "allow") is allowed, p.stdout

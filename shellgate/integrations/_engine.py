@@ -29,6 +29,7 @@ def decide(call: Call, mode: ModeMap, config: str | None, workspace: str) -> Out
 
     engine = load_engine(workspace, mode.mode, config, plan=mode.plan, ask_as_deny=False,
                          sandboxed=True, session_id=call.session_id or None)
+    engine.set_terminal(call.terminal)
     ctx = CallContext(cwd=call.cwd or workspace, session_id=call.session_id or None,
                       tool_use_id=call.tool_use_id or None, agent=call.agent)
     notices = engine.rule_notices

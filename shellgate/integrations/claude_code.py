@@ -54,5 +54,9 @@ SPEC = AgentSpec(
     modes=CLAUDE_MODES,
     can_ask=True,
     project_env="CLAUDE_PROJECT_DIR",
+    # Its Bash tool runs commands on pipes, with no pty ("the Bash tool doesn't have a TTY or
+    # interactive input": anthropics/claude-code#26353; a pty is an open request, #9881), so git
+    # starts no pager there; a redirect to /dev/tty is still judged as a terminal.
+    terminal=False,
     render=render,
 )

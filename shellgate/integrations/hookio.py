@@ -106,6 +106,7 @@ class Call:
     tool_use_id: str = ""
     agent_mode: str | None = None
     agent_cwd: str = ""                   # the agent's own cwd (never a model-chosen dir_path)
+    terminal: bool = True                 # the agent's shell may give the command a terminal
 
 
 @record
@@ -157,6 +158,9 @@ class AgentSpec:
     modes: Mapping[str, ModeMap] = field(default_factory=dict)
     can_ask: bool = True
     project_env: str | None = None               # env var holding the project root, if any
+    # Whether the agent's shell tool may run a command with a terminal on its streams
+    # (``Context.terminal``); False only where the agent's own tool gives none.
+    terminal: bool = True
     render: Callable[[Outcome], str] = lambda o: ""
 
 
@@ -212,7 +216,7 @@ def to_call(spec: AgentSpec, payload: Mapping[str, Any]) -> Call:
     mode = payload.get("permission_mode")
     common = dict(agent=spec.name, tool_name=tool, kind=kind, cwd=cwd, agent_cwd=agent_cwd,
                   session_id=_str(payload, "session_id"), tool_use_id=_str(payload, "tool_use_id"),
-                  agent_mode=mode if isinstance(mode, str) else None)
+                  agent_mode=mode if isinstance(mode, str) else None, terminal=spec.terminal)
     if kind is ToolKind.BASH:
         command = tool_input.get("command")
         if not isinstance(command, str):

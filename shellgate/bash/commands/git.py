@@ -17,17 +17,17 @@ read-only when the same line writes what git reads first (``gitconfig.written_in
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..facts import Effect
 from ..git import config as gitconfig
 from ..git import keys as gitkeys
-from ..ir import Via, Word
+from ..ir import Word
 from .gitglobal import GLOBAL
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args, run_checks
 from .targets import expand_home
+from .terminal import stdout_may_be_terminal
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -448,67 +448,10 @@ def _dirs(call: Call, parsed: Parsed) -> list[Path] | None:
     return dirs
 
 
-# `$(…)` captures stdout; a process substitution may be `>(…)`, whose stdout is the shell's.
-_CAPTURED = frozenset({Via.CMDSUB})
-_TO_FILE = frozenset({">", ">>", ">|"})
-# Commands that may point the shell's own stdout elsewhere (`exec >/dev/tty`) before git runs:
-# a name only known at run time, exec, or a sourced file.
-_MAY_MOVE_STDOUT = frozenset({None, "exec", "source", "."})
-
-
 def pager_may_run(call: Call, g: Parsed) -> bool:
-    """Whether git may start a pager: only with its stdout a terminal (git's ``git_pager``
-    asks ``isatty(1)``) and no ``--no-pager``/``-P``. Not a terminal: a runner that gives none
-    (``Context.terminal`` false), stdout sent to ``/dev/null`` or a regular file, or captured by
-    ``$(…)`` or piped into a next stage (``git log | head``), when nothing of the line
-    may move the shell's stdout first (``_MAY_MOVE_STDOUT``)."""
-    if g.has("--no-pager", "-P") or not call.ctx.terminal:
-        return False
-    tty: bool | None = None   # None: stdout is what the command inherits
-    for r in call.command.redirects:
-        if r.op in _TO_FILE and r.fd in (None, 1) or r.op in ("&>", "&>>") and r.fd is None:
-            tty = not _plain_file(r.target, call)
-        elif r.op == ">&" and r.fd in (None, 1):
-            t = r.target
-            tty = not (t is not None and t.static and (
-                t.text == "-" or r.fd is None and not t.text.isdigit() and _plain_file(t, call)))
-        elif r.fd == 1:
-            tty = True   # 1<&0, 1<>x …: whatever it is, it may be a terminal
-    if tty is not None:
-        return tty
-    via = call.command.via
-    if Via.FUNCTION in via:   # a body runs with the stdout of wherever the function is called
-        via = via[len(via) - via[::-1].index(Via.FUNCTION):]
-    captured = any(v in _CAPTURED for v in via) or call.script.stdout_piped(call.index)
-    return not captured or any(c.name in _MAY_MOVE_STDOUT for c in call.script.commands)
-
-
-def _plain_file(target: Word | None, call: Call) -> bool:
-    """Whether a redirect to ``target`` surely reaches ``/dev/null`` or a regular file (or one
-    made by the redirect), never a device: a link planted earlier in the line may point at
-    ``/dev/tty``."""
-    if target is None or not target.static or target.glob:
-        return False
-    if target.text == "/dev/null":
-        return True
-    text = expand_home(target.text, call.ctx)
-    if not text or call.cwds is None:
-        return False
-    alone = len(call.script.commands) == 1   # else the line's writes (its own too) may plant it
-    if not alone and call.line_writes is None:
-        return False
-    try:
-        for d in call.cwds:
-            p = Path(text) if text.startswith("/") else d / text
-            real = os.path.realpath(p)
-            if real.startswith(("/dev/", "/proc/", "/sys/")) or not alone and any(
-                    w == str(p) or w == real for w in call.line_writes or ()):
-                return False
-            if os.path.lexists(p) and not os.path.isfile(p):
-                return False
-    except (OSError, ValueError):   # a NUL in the name, a loop of links
-        return False
-    return True
+    """Whether git may start a pager: no ``--no-pager``/``-P``, and its stdout may be a
+    terminal (``terminal.stdout_may_be_terminal``)."""
+    return not g.has("--no-pager", "-P") and stdout_may_be_terminal(call)
 
 
 def config_findings(call: Call, dirs: list[Path] | None, lazy_fetch: bool = True,
