@@ -1,5 +1,6 @@
 """Fuzz campaign throughput: commands generated per second, executed per second, and what one
-oracle run costs (clean run, run that dirties the world, world rebuild).
+oracle run costs (clean run, run that dirties the world, world rebuild), batched (one sandbox
+start for many runs: shellgate/fuzz/batch.py) against a single-use sandbox per run.
 
     python bench/fuzz_throughput.py [SECONDS] [JOBS] [CONFIG]
 
@@ -40,10 +41,22 @@ def main() -> int:
     except OracleUnavailable as exc:
         print(f"oracle unavailable: {exc}")
         return 2
-    with oracle:
+    single = Oracle(timeout=3, batch=False)
+    with oracle, single:
         print(f"oracle: {oracle.describe()}")
-        print(f"  clean run (ls -la)        median {median_ms(lambda: oracle.run('ls -la'), 30):7.1f} ms")
-        print(f"  dirtying run (touch x)    median {median_ms(lambda: oracle.run('touch x'), 30):7.1f} ms")
+        rows = {}
+        for _ in range(3):   # interleaved: the two ways share the load
+            for name, o in (("batched", oracle), ("single-use sandbox", single)):
+                for cmd in ("true", "ls -la", "touch x"):
+                    rows.setdefault((name, cmd), []).append(median_ms(lambda o=o, c=cmd: o.run(c), 10))
+        for (name, cmd), xs in rows.items():
+            print(f"  {name:18s} {cmd!r:10s} median {statistics.median(xs):7.1f} ms")
+        for cmd in ("true", "ls -la", "touch x"):
+            b = statistics.median(rows[("batched", cmd)])
+            s1 = statistics.median(rows[("single-use sandbox", cmd)])
+            print(f"  {cmd!r:10s} batched / single-use: {b / s1:.2f}x")
+        print(f"  sandbox starts: batched {oracle.batch_starts} for 90 runs "
+              f"({oracle.batch_fallbacks} fallbacks)")
         print(f"  world rebuild (copytree)  median "
               f"{median_ms(lambda: fixture.copy_world(oracle.template, oracle.live), 30):7.1f} ms")
     t = time.perf_counter()

@@ -19,13 +19,17 @@ LISTED = frozenset({"ls", "cat", "head", "git", "grep", "sort", "env", "wc", "fi
                     "tar", "tee"})
 
 
-@pytest.fixture(scope="module")
-def oracle():
+@pytest.fixture(scope="module", params=["batch", "single"])
+def oracle(request):
+    """Both ways a command is started: through the batch sandbox (one bwrap and strace for
+    many runs, the default) and in a single-use sandbox (the fallback): each sees the same."""
     try:
-        o = Oracle(timeout=5.0, exec_allowed=LISTED.__contains__)
+        o = Oracle(timeout=5.0, exec_allowed=LISTED.__contains__, batch=request.param == "batch")
     except OracleUnavailable as exc:
         pytest.skip(f"oracle unavailable on this host: {exc}")
     yield o
+    if request.param == "batch" and o.traced:
+        assert o.batch_starts >= 1 and o.batch_fallbacks == 0, (o.batch_starts, o.batch_fallbacks)
     o.close()
 
 
