@@ -80,7 +80,7 @@ def test_a_left_behind_process_is_dead_before_the_next_command():
     try:
         count = "ls /proc | grep -c '^[0-9]'"
         alone = o.run(count).stdout
-        left = o.run("setsid sh -c 'while :; do :; done' & nohup sh -c 'exec cat' < /dev/zero "
+        left = o.run("setsid sh -c 'while :; do :; done' & nohup sh -c 'sleep 1000; :' "
                      "> /dev/null 2>&1 & echo started")
         assert left.timed_out and left.stdout == "started\n"   # waited for, then killed
         assert o.run(count).stdout == alone
@@ -133,3 +133,24 @@ def test_a_stopped_runner_is_a_broken_batch(oracle, monkeypatch):
                      "echo x > stopped.txt")
     assert oracle.batch_fallbacks == 1 and "write" in kinds(obs)
     assert oracle.run("ls").effects == ()
+
+
+def test_a_command_that_removes_its_trace_is_seen_doing_so(oracle):
+    obs = oracle.run(f"rm -f {oracle.private}/bt.*; cat ~/.netrc > /dev/null")
+    assert any(e.kind == "delete" and "removed the oracle's trace" in e.detail
+               for e in obs.effects), obs.effects
+    assert oracle.run("true").effects == ()
+
+
+def test_alone_a_command_that_removes_its_trace_is_seen_doing_so():
+    try:
+        o = Oracle(timeout=5.0, batch=False)
+    except OracleUnavailable as exc:
+        pytest.skip(f"oracle unavailable on this host: {exc}")
+    try:
+        if not o.traced:
+            pytest.skip("no strace")
+        obs = o.run(f"rm -f {o.private}/cmd.trace; cat ~/.netrc > /dev/null")
+        assert ("delete", "removed the oracle's trace") in {(e.kind, e.detail) for e in obs.effects}
+    finally:
+        o.close()

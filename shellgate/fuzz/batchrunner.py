@@ -4,17 +4,18 @@ This file is never imported by shellgate: its text is handed to the system ``pyt
 -c`` inside the fuzz sandbox, under the same ``strace -f`` that watches the commands, so it may
 import nothing but the standard library and must not depend on the host's ``sys.path``.
 
-Protocol, one JSON object per line on fd 0: first ``{"nonce", "env", "out", "err"}``, then one
-``{"i", "argv", "cwd", "timeout"}`` per command. Nothing is written back but *markers*: an
-``open`` of a path under ``/proc/shellgate-batch/NONCE/`` that cannot exist, which strace prints
-in the trace stream in order with the commands' own calls. The oracle reads ``ready``, then per
-command ``I/end/CODE/TIMED_OUT/TAINTED``: every traced line of another process before that
-marker is the command's. It is only written once every process the command started is dead:
-this process is a child subreaper, so whatever the command leaves behind (``&``, ``setsid``,
-a double fork) is reparented here, waited for up to the timeout, then killed. ``TAINTED`` says
-the command changed something outside the oracle's watched trees that a later command could
-see (a file in the sandbox's own /dev, /dev/shm or /run, a System V IPC object): the oracle
-then retires this sandbox.
+Protocol, one JSON object per line on fd 0: first ``{"nonce", "env", "out", "err", "reply"}``,
+then one ``{"i", "argv", "cwd", "timeout"}`` per command. Answers go to the ``reply`` fd, one
+line each: ``NONCE ready PID`` once, then ``NONCE I CODE TIMED_OUT TAINTED PID`` per command
+(PID: the command's first process). An
+answer is only written once every process the command started is dead: this process is a child
+subreaper, so whatever the command leaves behind (``&``, ``setsid``, a double fork) is
+reparented here, waited for up to the timeout, then killed. Before answering it makes a traced
+call (the *barrier*: an ``open`` of a path that cannot exist), which strace handles only after
+the exits it saw before, so every trace file of the command's processes is closed by then.
+``TAINTED`` says the command changed something outside the oracle's watched trees that a later
+command could see (a file in the sandbox's own /dev, /dev/shm or /run, a System V IPC object):
+the oracle then retires this sandbox.
 """
 
 import contextlib
@@ -96,11 +97,10 @@ def run_one(req, env, out, err):
     try:
         os.chdir(req["cwd"])
     except OSError:
-        return None, False
+        return None, False, 0
     o = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     e = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
-               (os.POSIX_SPAWN_DUP2, o, 1), (os.POSIX_SPAWN_DUP2, e, 2)]
+    actions = [(os.POSIX_SPAWN_DUP2, NULL, 0), (os.POSIX_SPAWN_DUP2, o, 1), (os.POSIX_SPAWN_DUP2, e, 2)]
     try:
         pid = os.posix_spawn(req["argv"][0], req["argv"], env, file_actions=actions, setsid=True,
                              setsigmask=(), setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
@@ -124,25 +124,35 @@ def run_one(req, env, out, err):
     if timed_out:
         kill_all(pid)
         code = None
-    return code, timed_out
+    return code, timed_out, pid
+
+
+NULL = -1
 
 
 def main():
-    os.dup2(os.open("/dev/null", os.O_WRONLY), 1)   # fd 1 is the trace stream: never ours
+    global NULL
+    NULL = os.open("/dev/null", os.O_RDWR | os.O_CLOEXEC)
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGALRM, _alarm)
     src = os.fdopen(os.dup(0), "rb")
-    os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
+    for fd in (0, 1):
+        os.dup2(NULL, fd)
     init = json.loads(src.readline())
     nonce, env, out, err = init["nonce"], init["env"], init["out"], init["err"]
+    reply = os.dup(int(init["reply"]))   # close-on-exec: no command holds it
+    os.close(int(init["reply"]))
     baseline = state()
     mark(nonce, "ready")
+    os.write(reply, f"{nonce} ready {os.getpid()}\n".encode())
     for line in src:
         req = json.loads(line)
-        code, timed_out = run_one(req, env, out, err)
+        code, timed_out, pid = run_one(req, env, out, err)
         after = state()
         tainted = after != baseline
-        mark(nonce, f"{int(req['i'])}/end/{'x' if code is None else code}/{int(timed_out)}/{int(tainted)}")
+        mark(nonce, "barrier")
+        os.write(reply, f"{nonce} {int(req['i'])} {'x' if code is None else code} {int(timed_out)} "
+                        f"{int(tainted)} {pid}\n".encode())
         if tainted:
             return
 

@@ -250,12 +250,13 @@ class Oracle:
         self.restores = 0
         self._rebuild()
         self._probe()
-        # One sandbox start for many runs (.batch); needs the trace (its markers) and a trusted
-        # python3 and cat for the runner and the line-buffered trace pipe.
+        # One sandbox start for many runs (.batch); needs the trace (a file per process) and a
+        # trusted python3 for the runner.
         self._batch: BatchSandbox | None = None
-        self._batch_tools = _batch_tools() if batch and self.strace else None
+        self._batch_tools: str | None = _batch_tools() if batch and self.strace else None
         self.batch_starts = 0
         self.batch_fallbacks = 0   # runs redone in a single-use sandbox after a batch broke
+        self.batch_broken = ""     # why the last batch broke
 
     # -- world ------------------------------------------------------------------------------
 
@@ -389,28 +390,31 @@ class Oracle:
         if self._batch_tools is not None:
             try:
                 return self._run_batched(command, workdir)
-            except BatchBroken:
+            except BatchBroken as exc:
                 self.batch_fallbacks += 1   # the batch is closed; this run starts afresh
+                self.batch_broken = str(exc)
                 self._reset_after_broken_batch()
         return self._run_single(command, workdir)
 
     def _run_batched(self, command: str, workdir: Path) -> Observation:
         if self._batch is None or not self._batch.alive:
-            python, cat = self._batch_tools  # type: ignore[misc]
             try:
                 with _child_limits():
                     self._batch = BatchSandbox(
-                        self._bwrap_argv(self.live.workspace) + ["--"], self.strace or "", python,
-                        cat, self._env(), self.private / "batch.out", self.private / "batch.err",
-                        self.base / "batch.log", TRACE_CAP, subprocess.Popen)
+                        self._bwrap_argv(self.live.workspace) + ["--"], self.strace or "",
+                        self._batch_tools, self.private, self._env(), self.private / "batch.out",
+                        self.private / "batch.err", self.base / "batch.log", TRACE_CAP,
+                        subprocess.Popen)
             except BatchBroken:
                 self._batch_tools = None   # this host cannot batch: single-use sandboxes from now on
                 raise
             self.batch_starts += 1
         ended = self._batch.run([*self._shell, command], str(workdir), self.timeout)
+        removed = [Effect("delete", f"removed the oracle's trace of a process ({pid})")
+                   for pid in ended.missing]
         return self._observe(command, ended.code, ended.timed_out, ended.duration,
                              _head(self.private / "batch.out"), _head(self.private / "batch.err"),
-                             ended.trace)
+                             ended.trace, removed)
 
     def _reset_after_broken_batch(self) -> None:
         """A batch broke mid-command: whatever that command did to the world is undone before
@@ -448,12 +452,17 @@ class Oracle:
                 proc.wait()
         duration = time.monotonic() - start
         text = _head(tpath, TRACE_CAP) if self.strace and tpath.exists() else None
-        return self._observe(command, code, timed_out, duration, _head(opath), _head(epath), text)
+        # The private directory is writable in the sandbox (strace writes there): a command
+        # that removed its own trace hid what it did, which is an effect in itself.
+        removed = [Effect("delete", "removed the oracle's trace")] if self.strace and text is None else []
+        return self._observe(command, code, timed_out, duration, _head(opath), _head(epath), text,
+                             removed)
 
     def _observe(self, command: str, code: int | None, timed_out: bool, duration: float,
-                 stdout: str, stderr: str, trace_text: str | None) -> Observation:
-        """Every effect of a finished run (output, trace, snapshot diff); the world restored."""
-        effects: list[Effect] = []
+                 stdout: str, stderr: str, trace_text: str | None,
+                 effects: list[Effect]) -> Observation:
+        """Every effect of a finished run (output, trace, snapshot diff, and ``effects`` seen
+        already); the world restored."""
         after = snapshot(self.live.watched)
         dirty = after != self._baseline
         if dirty:
@@ -635,14 +644,13 @@ def _strace() -> str | None:
     return found[0].path if found else None
 
 
-def _batch_tools() -> tuple[str, str] | None:
-    """The system python3 (the batch runner) and cat (the trace pipe), trusted like strace;
-    None: no batching, one sandbox per run."""
+def _batch_tools() -> str | None:
+    """The system python3 that runs the batch runner, trusted like strace; None: no
+    batching, one sandbox per run."""
     from ..sandbox.trusted import find_program
 
     python, _ = find_program("python3")
-    cat, _ = find_program("cat")
-    return (python[0].path, cat[0].path) if python and cat else None
+    return python[0].path if python else None
 
 
 def _base_dir() -> str:
