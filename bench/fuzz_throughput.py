@@ -32,6 +32,32 @@ def median_ms(fn, n: int) -> float:
     return statistics.median(xs)
 
 
+def generated_runs(material: campaign.generators.Material, config: str | None, n: int = 120,
+                   chunk: int = 20) -> None:
+    """The same ``n`` generated, auto-allowed commands through a batched oracle and a single-use
+    one, in alternating chunks (same load): ms per run of each, and their ratio."""
+    with Oracle(timeout=3) as batched, Oracle(timeout=3, batch=False) as single:
+        gate = campaign.default_gate(batched, "balanced", config)
+        material.home, material.workspace = str(batched.home), str(batched.workspace)
+        gen = Generator(material, SeededRng("bench"))
+        cmds: list[str] = []
+        while len(cmds) < n:
+            cmd = gen.command().cmd
+            if gate.check(cmd, cwd=batched.workspace).decision == "allow":
+                cmds.append(cmd)
+        spent = {"batched": 0.0, "single-use": 0.0}
+        for i in range(0, n, chunk):
+            for name, o in (("batched", batched), ("single-use", single)):
+                t = time.perf_counter()
+                for cmd in cmds[i:i + chunk]:
+                    o.run(cmd.replace(str(batched.live.root), str(o.live.root)))
+                spent[name] += time.perf_counter() - t
+        b, s1 = (1000 * spent[k] / n for k in ("batched", "single-use"))
+        print(f"{n} generated auto-allowed commands, interleaved in chunks of {chunk}: batched "
+              f"{b:.1f} ms/run, single-use sandbox {s1:.1f} ms/run ({b / s1:.2f}x; "
+              f"{batched.batch_starts} sandbox start(s), {batched.batch_fallbacks} fallback(s))")
+
+
 def main() -> int:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
     jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -67,6 +93,7 @@ def main() -> int:
     t = time.perf_counter()
     n = sum(1 for _ in range(20000) if gen.command())
     print(f"generation alone: {n / (time.perf_counter() - t):,.0f} commands/s (one core)")
+    generated_runs(material, config)
     r = campaign.run(seconds, seed=0, jobs=jobs, config=config, material=material)
     if r.fatal:
         print("\n".join(r.fatal))
