@@ -9,6 +9,8 @@ in a single-use sandbox. Real bwrap and strace; skipped with a reason without th
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from shellgate.fuzz import batch
 from shellgate.fuzz.oracle import Oracle, OracleUnavailable
@@ -154,3 +156,43 @@ def test_alone_a_command_that_removes_its_trace_is_seen_doing_so():
         assert ("delete", "removed the oracle's trace") in {(e.kind, e.detail) for e in obs.effects}
     finally:
         o.close()
+
+
+# -- any sequence through one batch sees, command by command, what a fresh sandbox sees --------
+
+POOL = ("ls -la", "cat data.txt | sort", "git status --porcelain", "ls -A ~ /tmp",
+        "echo x > made.txt", "rm notes.log", "cat ~/.netrc > /dev/null", "id -u",
+        "touch /etc/shellgate-x 2>/dev/null", "exec 3<>/dev/tcp/127.0.0.1/9 2>/dev/null; true",
+        "mkdir /tmp/d", "(touch late.txt &)", "chmod 000 src", "echo y >> ~/.bashrc")
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """Each pool command's effects and output in a single-use sandbox, and a batched oracle."""
+    try:
+        single = Oracle(timeout=5.0, batch=False, exec_allowed=lambda name: name != "id")
+    except OracleUnavailable as exc:
+        pytest.skip(f"oracle unavailable on this host: {exc}")
+    expected = {}
+    for cmd in POOL:
+        obs = single.run(cmd)
+        expected[cmd] = (_effects(obs), obs.stdout.replace(str(single.live.root), "ROOT"))
+    single.close()
+    batched = _oracle()
+    yield expected, batched
+    batched.close()
+
+
+def _effects(obs):
+    return frozenset((e.kind, e.detail) for e in obs.effects)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(POOL), min_size=2, max_size=8))
+def test_any_sequence_sees_what_fresh_sandboxes_see(reference, cmds):
+    expected, batched = reference
+    for cmd in cmds:
+        obs = batched.run(cmd)
+        assert (_effects(obs), obs.stdout.replace(str(batched.live.root), "ROOT")) == expected[cmd], cmd
+    assert batched.batch_fallbacks == 0, batched.batch_broken
