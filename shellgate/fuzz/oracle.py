@@ -12,6 +12,11 @@ fake HOME and scratch /tmp writable. Effects are observed from outside:
   is empty, so the attempt is what can be seen — an in-namespace listener would add nothing);
 - ``exec``: a program executed that is not on the read-only list (trace).
 
+Runs share one sandbox start per batch (:mod:`.batch`: the same bwrap, the same strace filter,
+a runner inside that starts one command at a time); a batch that breaks reruns the command in
+a single-use sandbox, which is also the only way without strace or a system python3
+(``Oracle(batch=False)``).
+
 Without strace only the snapshot and output effects are observed (``Oracle.traced`` is false).
 Without bubblewrap the oracle refuses to run anything: fuzzed commands are hostile by design.
 """
