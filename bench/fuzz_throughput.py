@@ -1,5 +1,6 @@
 """Fuzz campaign throughput: commands generated per second, executed per second, and what one
-oracle run costs (clean run, run that dirties the world, world rebuild).
+oracle run costs (clean run, run that dirties the world, world rebuild), batched (one sandbox
+start for many runs: shellgate/fuzz/batch.py) against a single-use sandbox per run.
 
     python bench/fuzz_throughput.py [SECONDS] [JOBS] [CONFIG]
 
@@ -31,6 +32,32 @@ def median_ms(fn, n: int) -> float:
     return statistics.median(xs)
 
 
+def generated_runs(material: campaign.generators.Material, config: str | None, n: int = 120,
+                   chunk: int = 20) -> None:
+    """The same ``n`` generated, auto-allowed commands through a batched oracle and a single-use
+    one, in alternating chunks (same load): ms per run of each, and their ratio."""
+    with Oracle(timeout=3) as batched, Oracle(timeout=3, batch=False) as single:
+        gate = campaign.default_gate(batched, "balanced", config)
+        material.home, material.workspace = str(batched.home), str(batched.workspace)
+        gen = Generator(material, SeededRng("bench"))
+        cmds: list[str] = []
+        while len(cmds) < n:
+            cmd = gen.command().cmd
+            if gate.check(cmd, cwd=batched.workspace).decision == "allow":
+                cmds.append(cmd)
+        spent = {"batched": 0.0, "single-use": 0.0}
+        for i in range(0, n, chunk):
+            for name, o in (("batched", batched), ("single-use", single)):
+                t = time.perf_counter()
+                for cmd in cmds[i:i + chunk]:
+                    o.run(cmd.replace(str(batched.live.root), str(o.live.root)))
+                spent[name] += time.perf_counter() - t
+        b, s1 = (1000 * spent[k] / n for k in ("batched", "single-use"))
+        print(f"{n} generated auto-allowed commands, interleaved in chunks of {chunk}: batched "
+              f"{b:.1f} ms/run, single-use sandbox {s1:.1f} ms/run ({b / s1:.2f}x; "
+              f"{batched.batch_starts} sandbox start(s), {batched.batch_fallbacks} fallback(s))")
+
+
 def main() -> int:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
     jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -40,10 +67,22 @@ def main() -> int:
     except OracleUnavailable as exc:
         print(f"oracle unavailable: {exc}")
         return 2
-    with oracle:
+    single = Oracle(timeout=3, batch=False)
+    with oracle, single:
         print(f"oracle: {oracle.describe()}")
-        print(f"  clean run (ls -la)        median {median_ms(lambda: oracle.run('ls -la'), 30):7.1f} ms")
-        print(f"  dirtying run (touch x)    median {median_ms(lambda: oracle.run('touch x'), 30):7.1f} ms")
+        rows = {}
+        for _ in range(3):   # interleaved: the two ways share the load
+            for name, o in (("batched", oracle), ("single-use sandbox", single)):
+                for cmd in ("true", "ls -la", "touch x"):
+                    rows.setdefault((name, cmd), []).append(median_ms(lambda o=o, c=cmd: o.run(c), 10))
+        for (name, cmd), xs in rows.items():
+            print(f"  {name:18s} {cmd!r:10s} median {statistics.median(xs):7.1f} ms")
+        for cmd in ("true", "ls -la", "touch x"):
+            b = statistics.median(rows[("batched", cmd)])
+            s1 = statistics.median(rows[("single-use sandbox", cmd)])
+            print(f"  {cmd!r:10s} batched / single-use: {b / s1:.2f}x")
+        print(f"  sandbox starts: batched {oracle.batch_starts} for 90 runs "
+              f"({oracle.batch_fallbacks} fallbacks)")
         print(f"  world rebuild (copytree)  median "
               f"{median_ms(lambda: fixture.copy_world(oracle.template, oracle.live), 30):7.1f} ms")
     t = time.perf_counter()
@@ -54,6 +93,7 @@ def main() -> int:
     t = time.perf_counter()
     n = sum(1 for _ in range(20000) if gen.command())
     print(f"generation alone: {n / (time.perf_counter() - t):,.0f} commands/s (one core)")
+    generated_runs(material, config)
     r = campaign.run(seconds, seed=0, jobs=jobs, config=config, material=material)
     if r.fatal:
         print("\n".join(r.fatal))

@@ -19,13 +19,17 @@ LISTED = frozenset({"ls", "cat", "head", "git", "grep", "sort", "env", "wc", "fi
                     "tar", "tee"})
 
 
-@pytest.fixture(scope="module")
-def oracle():
+@pytest.fixture(scope="module", params=["batch", "single"])
+def oracle(request):
+    """Both ways a command is started: through the batch sandbox (one bwrap and strace for
+    many runs, the default) and in a single-use sandbox (the fallback): each sees the same."""
     try:
-        o = Oracle(timeout=5.0, exec_allowed=LISTED.__contains__)
+        o = Oracle(timeout=5.0, exec_allowed=LISTED.__contains__, batch=request.param == "batch")
     except OracleUnavailable as exc:
         pytest.skip(f"oracle unavailable on this host: {exc}")
     yield o
+    if request.param == "batch" and o.traced:
+        assert o.batch_starts >= 1 and o.batch_fallbacks == 0, (o.batch_starts, o.batch_broken)
     o.close()
 
 
@@ -175,8 +179,13 @@ def test_a_helpers_identity_does_not_cover_a_chosen_program(traced):
 
 
 def test_runaway_output_files_are_capped(oracle):
+    before = oracle.batch_fallbacks
     obs = oracle.run("head -c 100000000 /dev/zero > /tmp/big")
     assert obs.exit_code != 0 and any(e.detail == "created /tmp/big" for e in obs.effects)
+    # Its trace (every read of /dev/zero, 4 KiB of data per line) passes the file-size limit
+    # too, which ends strace: a batch breaks on it and the command runs again alone.
+    assert oracle.batch_fallbacks - before <= 1
+    oracle.batch_fallbacks = before
 
 
 @pytest.mark.parametrize("damage", [

@@ -128,7 +128,11 @@ def _git(ws: Path, *args: str, home: Path) -> None:
 def settle_git(ws: Path, home: Path) -> None:
     """Refresh the index's stat cache so that read-only git commands find nothing to rewrite."""
     if (ws / ".git").is_dir() and shutil.which("git"):
+        st = os.stat(ws / ".git")
         _git(ws, "update-index", "-q", "--refresh", home=home)
+        # Rewriting the index moves .git's times; a command listing the workspace must read the
+        # same after any number of restores.
+        os.utime(ws / ".git", ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 def _archive(path: Path, members: dict[str, str]) -> None:

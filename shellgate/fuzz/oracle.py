@@ -12,6 +12,11 @@ fake HOME and scratch /tmp writable. Effects are observed from outside:
   is empty, so the attempt is what can be seen — an in-namespace listener would add nothing);
 - ``exec``: a program executed that is not on the read-only list (trace).
 
+Runs share one sandbox start per batch (:mod:`.batch`: the same bwrap, the same strace filter,
+a runner inside that starts one command at a time); a batch that breaks reruns the command in
+a single-use sandbox, which is also the only way without strace or a system python3
+(``Oracle(batch=False)``).
+
 Without strace only the snapshot and output effects are observed (``Oracle.traced`` is false).
 Without bubblewrap the oracle refuses to run anything: fuzzed commands are hostile by design.
 """
@@ -34,6 +39,7 @@ from typing import Any
 from .._record import field, record
 from ..sandbox.bwrap import cap_drop
 from . import fixture, trace
+from .batch import BatchBroken, BatchSandbox
 from .dialects import DIALECTS, Dialect
 from .programs import exec_allowed as default_exec_allowed
 from .programs import helper_allowed, self_exec
@@ -50,6 +56,9 @@ _IGNORED_UNIX_SOCKETS = ("/var/run/nscd/socket", "/run/nscd/socket", "/run/syste
 
 KINDS = ("write", "delete", "secret-read", "connect", "exec")
 OUTPUT_CAP = 1 << 20          # bytes of stdout/stderr kept and searched for canaries
+TRACE_CAP = 16 << 20          # bytes of one run's trace parsed
+# The oracle's own files in its private directory (outputs and traces of runs).
+_PRIVATE_FILES = ("cmd.out", "cmd.err", "cmd.trace", "probe.trace", "batch.out", "batch.err")
 FILE_SIZE_LIMIT = 64 << 20    # RLIMIT_FSIZE for the command: no runaway output files
 
 
@@ -119,9 +128,15 @@ Entry = tuple[str, int, int, int, int, int, int, int, str]
 
 
 def snapshot(roots: Iterable[Path]) -> dict[str, Entry]:
-    """Every path under ``roots`` with what is needed to see that it changed."""
+    """Every path under ``roots``, and the roots, with what is needed to see that it changed
+    (a ``chmod`` of the workspace itself is a write)."""
     out: dict[str, Entry] = {}
     stack = [str(r) for r in roots]
+    for top in stack:
+        with contextlib.suppress(OSError):
+            st = os.lstat(top)
+            out[top] = ("d" if os.path.isdir(top) else "?", st.st_mode, st.st_uid, st.st_gid,
+                        st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, "")
     while stack:
         top = stack.pop()
         try:
@@ -203,7 +218,7 @@ class Oracle:
     def __init__(self, root: str | Path | None = None, timeout: float = 5.0,
                  exec_allowed: Callable[[str], bool] | None = None,
                  token_seed: str | None = None, use_strace: bool = True,
-                 dialect: Dialect | None = None) -> None:
+                 dialect: Dialect | None = None, batch: bool = True) -> None:
         self.bwrap = sandbox_binary()
         self.dialect = dialect or DIALECTS["bash"]
         if missing := self.dialect.missing():
@@ -240,6 +255,13 @@ class Oracle:
         self.restores = 0
         self._rebuild()
         self._probe()
+        # One sandbox start for many runs (.batch); needs the trace (a file per process) and a
+        # trusted python3 for the runner.
+        self._batch: BatchSandbox | None = None
+        self._batch_tools: str | None = _batch_tools() if batch and self.strace else None
+        self.batch_starts = 0
+        self.batch_fallbacks = 0   # runs redone in a single-use sandbox after a batch broke
+        self.batch_broken = ""     # why the last batch broke
 
     # -- world ------------------------------------------------------------------------------
 
@@ -289,6 +311,14 @@ class Oracle:
                     os.symlink(os.readlink(src), path)
                 else:
                     shutil.copy2(src, path)
+            # Directories whose entries came and went: their times as in the template too, so
+            # that the next command's ``ls -la`` reads what it would in a fresh world.
+            drifted = {p for p in after.keys() & base.keys()
+                       if after[p][0] == base[p][0] == "d" and after[p][5] != base[p][5]}
+            parents = {os.path.dirname(p) for p in changed} | drifted
+            for d in sorted(parents & base.keys(), key=len, reverse=True):
+                st = os.stat(tmpl + d[len(live):], follow_symlinks=False)
+                os.utime(d, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
         except OSError:
             self._rebuild()
             return
@@ -323,13 +353,16 @@ class Oracle:
         argv += ["--bind", str(self.private), str(self.private),
                  "--ro-bind", str(self.links), str(self.links)]
         argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                 *cap_drop(), "--die-with-parent", "--new-session", "--clearenv",
-                 "--setenv", "PATH", f"{self.links}:{SANDBOX_PATH}", "--setenv", "HOME", str(self.live.home),
-                 "--setenv", "USER", "fuzz", "--setenv", "LOGNAME", "fuzz",
-                 "--setenv", "LANG", "C.UTF-8", "--setenv", "TERM", "dumb",
-                 "--setenv", "TMPDIR", "/tmp", "--setenv", "PAGER", "cat",
-                 "--setenv", "GIT_CONFIG_NOSYSTEM", "1", "--chdir", str(cwd)]
-        return argv
+                 *cap_drop(), "--die-with-parent", "--new-session", "--clearenv"]
+        for name, value in self._env().items():
+            argv += ["--setenv", name, value]
+        return [*argv, "--chdir", str(cwd)]
+
+    def _env(self) -> dict[str, str]:
+        """The whole environment of a command (a batch's runner passes exactly this on)."""
+        return {"PATH": f"{self.links}:{SANDBOX_PATH}", "HOME": str(self.live.home),
+                "USER": "fuzz", "LOGNAME": "fuzz", "LANG": "C.UTF-8", "TERM": "dumb",
+                "TMPDIR": "/tmp", "PAGER": "cat", "GIT_CONFIG_NOSYSTEM": "1"}
 
     def _probe(self) -> None:
         try:
@@ -359,6 +392,44 @@ class Oracle:
         the command does; raises :class:`OracleUnavailable` only if the sandbox itself broke.
         """
         workdir = Path(cwd) if cwd else self.live.workspace
+        if self._batch_tools is not None:
+            try:
+                return self._run_batched(command, workdir)
+            except BatchBroken as exc:
+                self.batch_fallbacks += 1   # the batch is closed; this run starts afresh
+                self.batch_broken = str(exc)
+                self._reset_after_broken_batch()
+        return self._run_single(command, workdir)
+
+    def _run_batched(self, command: str, workdir: Path) -> Observation:
+        if self._batch is None or not self._batch.alive:
+            try:
+                with _child_limits():
+                    self._batch = BatchSandbox(
+                        self._bwrap_argv(self.live.workspace) + ["--"], self.strace or "",
+                        self._batch_tools, self.private, self._env(), self.private / "batch.out",
+                        self.private / "batch.err", self.base / "batch.log", TRACE_CAP,
+                        subprocess.Popen)
+            except BatchBroken:
+                self._batch_tools = None   # this host cannot batch: single-use sandboxes from now on
+                raise
+            self.batch_starts += 1
+        ended = self._batch.run([*self._shell, command], str(workdir), self.timeout)
+        removed = [Effect("delete", f"removed the oracle's trace of a process ({pid})")
+                   for pid in ended.missing]
+        return self._observe(command, ended.code, ended.timed_out, ended.duration,
+                             _head(self.private / "batch.out"), _head(self.private / "batch.err"),
+                             ended.trace, removed)
+
+    def _reset_after_broken_batch(self) -> None:
+        """A batch broke mid-command: whatever that command did to the world is undone before
+        it runs again in a single-use sandbox."""
+        self._batch = None
+        if snapshot(self.live.watched) != self._baseline:
+            self._rebuild()
+
+    def _run_single(self, command: str, workdir: Path) -> Observation:
+        """One bwrap and one strace for this command alone."""
         tpath = self.private / "cmd.trace"
         opath, epath = self.private / "cmd.out", self.private / "cmd.err"
         for p in (tpath, opath, epath):
@@ -385,8 +456,18 @@ class Oracle:
                 code = None
                 proc.wait()
         duration = time.monotonic() - start
-        stdout, stderr = _head(opath), _head(epath)
-        effects: list[Effect] = []
+        text = _head(tpath, TRACE_CAP) if self.strace and tpath.exists() else None
+        # The private directory is writable in the sandbox (strace writes there): a command
+        # that removed its own trace hid what it did, which is an effect in itself.
+        removed = [Effect("delete", "removed the oracle's trace")] if self.strace and text is None else []
+        return self._observe(command, code, timed_out, duration, _head(opath), _head(epath), text,
+                             removed)
+
+    def _observe(self, command: str, code: int | None, timed_out: bool, duration: float,
+                 stdout: str, stderr: str, trace_text: str | None,
+                 effects: list[Effect]) -> Observation:
+        """Every effect of a finished run (output, trace, snapshot diff, and ``effects`` seen
+        already); the world restored."""
         after = snapshot(self.live.watched)
         dirty = after != self._baseline
         if dirty:
@@ -395,10 +476,10 @@ class Oracle:
             if c.token in stdout or c.token in stderr:
                 effects.append(Effect("secret-read", f"printed the canary of {self._shown(str(c.path))}"))
         execs: tuple[str, ...] = ()
-        if self.strace and tpath.exists():
-            calls = trace.parse(_head(tpath, 16 << 20))
-            traced, execs = self._trace_effects(calls)
+        if trace_text is not None:
+            traced, execs = self._trace_effects(trace.parse(trace_text))
             effects += traced
+        self._clear_private()
         if dirty:
             self._restore(after)
         return Observation(command, tuple(_dedup(effects)), code, timed_out, duration,
@@ -420,7 +501,9 @@ class Oracle:
                 program[pid] = running(parent[pid]) if parent[pid] != pid else ""
             return program.get(pid, "")
 
-        private = {str(self.private / n) for n in ("cmd.out", "cmd.err", "cmd.trace")}
+        private = {str(self.private / n) for n in _PRIVATE_FILES}
+        # Every canary path starts with this: a read whose text lacks it reads none of them.
+        canary_root = os.path.commonpath(list(self._canary_paths)) if self._canary_paths else ""
         for call in calls:
             name = call.name
             if name in ("clone", "clone3", "fork", "vfork"):
@@ -455,6 +538,8 @@ class Oracle:
             elif name in trace.READS:
                 if call.ret is None or call.ret == 0 or (call.ret < 0 and name != "mmap") or call.errno:
                     continue
+                if not canary_root or canary_root not in call.args:   # most reads: a library
+                    continue
                 for path in trace.fd_paths(call):
                     canary = self._canary_paths.get(path)
                     if canary is not None:
@@ -480,7 +565,20 @@ class Oracle:
 
     # -- lifetime ---------------------------------------------------------------------------
 
+    def _clear_private(self) -> None:
+        """Remove what a command left in the oracle's private directory (its writes there
+        are effects already): the next command must not see it."""
+        try:
+            extra = [n for n in os.listdir(self.private) if n not in _PRIVATE_FILES]
+        except OSError:
+            return
+        for name in extra:
+            _remove(str(self.private / name))
+
     def close(self) -> None:
+        if self._batch is not None:
+            self._batch.close()
+            self._batch = None
         if self._owned:
             fixture.remove_tree(self.base)
 
@@ -553,6 +651,15 @@ def _strace() -> str | None:
 
     found, _ = find_program("strace")
     return found[0].path if found else None
+
+
+def _batch_tools() -> str | None:
+    """The system python3 that runs the batch runner, trusted like strace; None: no
+    batching, one sandbox per run."""
+    from ..sandbox.trusted import find_program
+
+    python, _ = find_program("python3")
+    return python[0].path if python else None
 
 
 def _base_dir() -> str:
