@@ -9,9 +9,10 @@ that strace handles after those exits, so by then each of the command's files is
 ends with the exit line, which is checked), and every file but the runner's belongs to exactly
 this command. What the oracle sees of a command is therefore what a fresh sandbox would show:
 every exec, open, connect and path call of every process the command started (the same strace
-filter, the same ``-f``), its own stdout and stderr files, and the watched trees' snapshot diff,
-taken and restored between commands. (One stream split by markers was tried first: strace
-buffers its output file, and a line-buffered pipe cost a context switch per traced call.)
+filter, the same ``-f``), its own stdout and stderr files, the watched trees' snapshot diff,
+taken and restored between commands, and the canaries' atimes (re-armed between commands).
+(One stream split by markers was tried first: strace buffers its output file, and a
+line-buffered pipe cost a context switch per traced call.)
 
 Isolation between commands: the watched trees are restored by the oracle as before; every
 process of a command is dead before the next starts (the runner is a child subreaper and kills
@@ -79,7 +80,8 @@ class BatchSandbox:
 
     def __init__(self, sandbox_argv: list[str], strace: str, python: str, traces: Path,
                  env: dict[str, str], out: Path, err: Path, log: Path, trace_cap: int,
-                 spawn: Callable[..., subprocess.Popen[bytes]]) -> None:
+                 spawn: Callable[..., subprocess.Popen[bytes]], pass_fds: tuple[int, ...] = (),
+                 reads: bool = True) -> None:
         self.nonce = secrets.token_hex(8)
         self.traces, self.trace_cap = traces, trace_cap
         self.commands = 0
@@ -87,14 +89,14 @@ class BatchSandbox:
         self._buf = b""
         for old in traces.glob(TRACE_PREFIX + "*"):
             old.unlink()
-        argv = [*sandbox_argv, *strace_argv(strace, str(traces / TRACE_PREFIX.rstrip("."))),
+        argv = [*sandbox_argv, *strace_argv(strace, str(traces / TRACE_PREFIX.rstrip(".")), reads),
                 python, "-I", "-S", "-c", runner_source()]
         r_cmd, self._w_cmd = os.pipe()
         self._r_reply, w_reply = os.pipe()
         try:
             with open(log, "ab") as logf:
                 self.proc = spawn(argv, stdin=r_cmd, stdout=subprocess.DEVNULL, stderr=logf,
-                                  pass_fds=(w_reply,), start_new_session=True)
+                                  pass_fds=(w_reply, *pass_fds), start_new_session=True)
         except (OSError, ValueError) as exc:
             for fd in (r_cmd, w_reply, self._w_cmd, self._r_reply):
                 os.close(fd)
@@ -212,13 +214,13 @@ class BatchSandbox:
                 path.unlink()
 
 
-def strace_argv(strace: str, prefix: str) -> list[str]:
+def strace_argv(strace: str, prefix: str, reads: bool = True) -> list[str]:
     """The oracle's strace words, one file per process (``PREFIX.PID``, closed at its exit) and
     each ending with the process's end: ``+++ exited`` (``-q``, not ``-qq``) or ``+++ killed``
     (printed only for a signal in the ``-e signal=`` set: all of them, so the ``--- SIG``
     lines are in the files too; the parser skips them). That last line is how a file is known
     complete. ``-ttt`` puts each call's time first, so that the files merge in call order."""
-    words = trace.strace_argv(strace, prefix)
+    words = trace.strace_argv(strace, prefix, reads)
     words[words.index("-qq")] = "-q"
     words[words.index("signal=none")] = "signal=all"
     return [words[0], "-ff", "-ttt", *words[1:]]

@@ -2,12 +2,15 @@
 
 A command the gate would auto-allow is executed by ``bash -c`` (or the shell of the campaign's
 :mod:`dialect <.dialects>`, with its ``sh``/``awk`` first on PATH) inside bubblewrap (read-only
-root, no network, own PID namespace, the real HOME masked) with only the fixture's workspace,
-fake HOME and scratch /tmp writable. Effects are observed from outside:
+root, no network, own PID namespace, the real HOME masked, the fixture's template and any
+other world beside it hidden) with only the fixture's workspace, fake HOME and scratch /tmp
+writable. Effects are observed from outside:
 
 - ``write`` / ``delete``: a snapshot diff of the writable trees (ctime catches every content or
   metadata change); attempts to write elsewhere (refused by the read-only root) from the trace;
-- ``secret-read``: a canary file opened for reading (trace) or a canary token in the output;
+- ``secret-read``: bytes came out of a canary file — its atime moved (:mod:`.atime`; a seccomp
+  filter refuses ``O_NOATIME``), or, where that cannot be set up, a traced read/mmap/sendfile/…
+  of it under any of its names — or a canary token is in the output;
 - ``connect``: any connect/send to an inet or unix socket address (trace; the network namespace
   is empty, so the attempt is what can be seen — an in-namespace listener would add nothing);
 - ``exec``: a program executed that is not on the read-only list (trace).
@@ -17,7 +20,8 @@ a runner inside that starts one command at a time); a batch that breaks reruns t
 a single-use sandbox, which is also the only way without strace or a system python3
 (``Oracle(batch=False)``).
 
-Without strace only the snapshot and output effects are observed (``Oracle.traced`` is false).
+Without strace only the snapshot, output and atime effects are observed (``Oracle.traced`` is
+false; ``Oracle.reads_seen`` says how reads are: "atime", "trace" or "output only").
 Without bubblewrap the oracle refuses to run anything: fuzzed commands are hostile by design.
 """
 
@@ -38,7 +42,7 @@ from typing import Any
 
 from .._record import field, record
 from ..sandbox.bwrap import cap_drop
-from . import fixture, trace
+from . import atime, fixture, trace
 from .batch import BatchBroken, BatchSandbox
 from .dialects import DIALECTS, Dialect
 from .programs import exec_allowed as default_exec_allowed
@@ -251,6 +255,11 @@ class Oracle:
             for c in self.canaries)
         self._canary_paths = {str(c.path): c for c in self.live_canaries}
         self._real_home = self._home_to_mask()
+        self._mask = self._dir_to_mask()
+        # Canary reads seen by their atime (.atime) rather than by tracing every read: decided
+        # by the probe, which falls back to the trace when this host's mounts or arch say no.
+        self._seccomp = atime.seccomp_filter()
+        self._watch: atime.CanaryWatch | None = None
         self.rebuilds = 0
         self.restores = 0
         self._rebuild()
@@ -277,10 +286,25 @@ class Oracle:
     def traced(self) -> bool:
         return self.strace is not None
 
+    @property
+    def reads_by_atime(self) -> bool:
+        """Canary reads are seen by their atime (else by tracing reads, or not at all)."""
+        return self._watch is not None
+
+    @property
+    def reads_seen(self) -> str:
+        return "atime" if self._watch else "trace" if self.strace else "output only"
+
     def _rebuild(self) -> None:
         fixture.copy_world(self.template, self.live)
-        self._baseline = snapshot(self.live.watched)
+        self._rearm_all()
         self.rebuilds += 1
+
+    def _rearm_all(self) -> None:
+        """Arm every canary (it may be a new file) and take the baseline: arming moves ctimes."""
+        if self._watch is not None:
+            self._watch.arm()
+        self._baseline = snapshot(self.live.watched)
 
     def _restore(self, after: dict[str, Entry]) -> None:
         """Put back only what changed (copying from the template); a full rebuild if that fails.
@@ -324,7 +348,7 @@ class Oracle:
             return
         if any(p.startswith(str(self.live.workspace) + "/") for p in changed):
             fixture.settle_git(self.live.workspace, self.live.home)
-        self._baseline = snapshot(self.live.watched)
+        self._rearm_all()
         self.restores += 1
 
     def _shown(self, path: str) -> str:
@@ -340,18 +364,35 @@ class Oracle:
         home = os.path.realpath(os.path.expanduser("~"))
         return home if home not in ("/", "") and os.path.isdir(home) else None
 
+    def _dir_to_mask(self) -> str:
+        """What the sandbox sees as an empty read-only directory, but for the live world bound
+        into it: the template (it holds the same canary tokens, on a read-only mount where a
+        read moves no atime) and, when nothing the sandbox runs lives there, the other worlds
+        beside this one (another worker's canaries)."""
+        parent = self.base.parent
+        needed = [*SYSTEM_BIN_DIRS, self._shell[0], *self._linked.values(), _strace() or "",
+                  _batch_tools() or ""]
+        if str(parent) != "/" and not any(n == str(parent) or n.startswith(str(parent) + "/")
+                                          for n in needed if n):
+            return str(parent)
+        return str(self.base)
+
     # -- sandbox ----------------------------------------------------------------------------
 
-    def _bwrap_argv(self, cwd: Path) -> list[str]:
+    def _bwrap_argv(self, cwd: Path, seccomp: int | None = None) -> list[str]:
+        """The sandbox's words; ``seccomp``: an fd holding :func:`.atime.seccomp_filter`."""
         argv = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/dev/shm", "--tmpfs", "/run"]
         if self._real_home and not str(self.base).startswith(self._real_home + "/"):
             argv += ["--tmpfs", self._real_home]
+        argv += ["--tmpfs", self._mask]
         argv += ["--bind", str(self.live.tmp), "/tmp"]
         for d in (self.live.workspace, self.live.home):
             argv += ["--bind", str(d), str(d)]
         argv += ["--bind", str(self.private), str(self.private),
-                 "--ro-bind", str(self.links), str(self.links)]
+                 "--ro-bind", str(self.links), str(self.links), "--remount-ro", self._mask]
+        if seccomp is not None:
+            argv += ["--seccomp", str(seccomp)]
         argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                  *cap_drop(), "--die-with-parent", "--new-session", "--clearenv"]
         for name, value in self._env().items():
@@ -373,15 +414,52 @@ class Oracle:
         if p.returncode != 0:
             raise OracleUnavailable("bubblewrap cannot start: "
                                     + p.stderr.decode(errors="replace").strip()[:300])
+        self._watch = self._probe_atime()
         if self.strace:
             out = str(self.private / "probe.trace")
-            p = subprocess.run([*self._bwrap_argv(self.live.workspace), "--",
-                                *trace.strace_argv(self.strace, out), "/bin/true"],
-                               capture_output=True, timeout=20)
+            with self._filter() as fd:
+                p = subprocess.run([*self._bwrap_argv(self.live.workspace, fd), "--",
+                                    *trace.strace_argv(self.strace, out, reads=not self._watch),
+                                    "/bin/true"], capture_output=True, timeout=20,
+                                   pass_fds=_fds(fd))
             if p.returncode != 0:
                 self.strace = None  # e.g. ptrace forbidden: run untraced, say so
         if snapshot(self.live.watched) != self._baseline:
             self._rebuild()
+        else:
+            self._rearm_all()
+
+    def _probe_atime(self) -> atime.CanaryWatch | None:
+        """A watch on the canaries when reading each one in the sandbox (twice, re-armed in
+        between) moves its atime and an ``O_NOATIME`` read is refused there; else None, and
+        reads are traced as before (:mod:`.atime`)."""
+        if self._seccomp is None or not self.live_canaries:
+            return None
+        watch = atime.CanaryWatch(c.path for c in self.live_canaries)
+        paths = watch.paths
+        script = ('cat -- "$@" >/dev/null || exit 3; dd if="$1" of=/dev/null iflag=noatime '
+                  'status=none 2>/dev/null && echo noatime-read; echo done')
+        try:
+            watch.arm()
+            for _ in range(2):
+                with atime.filter_fd(self._seccomp) as fd:
+                    p = subprocess.run([*self._bwrap_argv(self.live.workspace, fd), "--",
+                                        "/bin/sh", "-c", script, "probe", *paths],
+                                       capture_output=True, timeout=20, pass_fds=(fd,))
+                if p.returncode != 0 or p.stdout.split() != [b"done"] or len(watch.read()) != len(paths):
+                    watch.close()
+                    return None
+                watch.rearm(range(len(paths)))
+        except (OSError, subprocess.TimeoutExpired):
+            watch.close()
+            return None
+        return watch
+
+    def _filter(self) -> contextlib.AbstractContextManager[int | None]:
+        """The seccomp filter's fd for one sandbox start, when reads are seen by atime."""
+        if self._watch is not None and self._seccomp is not None:
+            return atime.filter_fd(self._seccomp)
+        return contextlib.nullcontext(None)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -404,12 +482,12 @@ class Oracle:
     def _run_batched(self, command: str, workdir: Path) -> Observation:
         if self._batch is None or not self._batch.alive:
             try:
-                with _child_limits():
+                with _child_limits(), self._filter() as fd:
                     self._batch = BatchSandbox(
-                        self._bwrap_argv(self.live.workspace) + ["--"], self.strace or "",
+                        self._bwrap_argv(self.live.workspace, fd) + ["--"], self.strace or "",
                         self._batch_tools, self.private, self._env(), self.private / "batch.out",
                         self.private / "batch.err", self.base / "batch.log", TRACE_CAP,
-                        subprocess.Popen)
+                        subprocess.Popen, pass_fds=_fds(fd), reads=not self._watch)
             except BatchBroken:
                 self._batch_tools = None   # this host cannot batch: single-use sandboxes from now on
                 raise
@@ -427,6 +505,8 @@ class Oracle:
         self._batch = None
         if snapshot(self.live.watched) != self._baseline:
             self._rebuild()
+        elif self._watch is not None and self._watch.read():
+            self._rearm_all()
 
     def _run_single(self, command: str, workdir: Path) -> Observation:
         """One bwrap and one strace for this command alone."""
@@ -435,17 +515,17 @@ class Oracle:
         for p in (tpath, opath, epath):
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
-        argv = self._bwrap_argv(workdir) + ["--"]
-        if self.strace:
-            argv += trace.strace_argv(self.strace, str(tpath))
-        argv += [*self._shell, command]
         start = time.monotonic()
         timed_out = False
         with open(opath, "wb") as out, open(epath, "wb") as err:
             try:
-                with _child_limits():
+                with _child_limits(), self._filter() as fd:
+                    argv = self._bwrap_argv(workdir, fd) + ["--"]
+                    if self.strace:
+                        argv += trace.strace_argv(self.strace, str(tpath), reads=not self._watch)
+                    argv += [*self._shell, command]
                     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                            start_new_session=True)
+                                            start_new_session=True, pass_fds=_fds(fd))
             except (OSError, ValueError) as exc:
                 raise OracleUnavailable(f"cannot start the sandbox: {exc}") from exc
             code: int | None = _wait(proc, self.timeout)
@@ -472,20 +552,40 @@ class Oracle:
         dirty = after != self._baseline
         if dirty:
             effects += diff(self._baseline, after, self._shown)
+        read = self._watch.read() if self._watch is not None else []
+        for i in read:
+            effects.append(Effect("secret-read", f"read {self._shown(self._watch.paths[i])}"))  # type: ignore[union-attr]
         for c in self.live_canaries:
             if c.token in stdout or c.token in stderr:
                 effects.append(Effect("secret-read", f"printed the canary of {self._shown(str(c.path))}"))
         execs: tuple[str, ...] = ()
         if trace_text is not None:
-            traced, execs = self._trace_effects(trace.parse(trace_text))
+            traced, execs = self._trace_effects(trace.parse(trace_text), self._aliases(after))
             effects += traced
         self._clear_private()
         if dirty:
-            self._restore(after)
+            self._restore(after)   # re-arms every canary
+        elif read:
+            self._watch.rearm(read)   # type: ignore[union-attr]
+            self._baseline = snapshot(self.live.watched)   # re-arming moved their ctimes
         return Observation(command, tuple(_dedup(effects)), code, timed_out, duration,
                            stdout[:4000], stderr[:4000], execs)
 
-    def _trace_effects(self, calls: list[trace.Call]) -> tuple[list[Effect], tuple[str, ...]]:
+    def _aliases(self, after: dict[str, Entry]) -> dict[str, fixture.Canary]:
+        """The canaries under every name they have after a command (a hard link made by it is
+        the same file): what traced reads are matched against. Not needed with atime."""
+        if self._watch is not None or not self.strace:
+            return self._canary_paths
+        inode = {self._baseline[p][7]: c for p, c in self._canary_paths.items() if p in self._baseline}
+        out = dict(self._canary_paths)
+        for path, e in after.items():
+            if e[0] == "f" and e[7] in inode:
+                out.setdefault(path, inode[e[7]])
+        return out
+
+    def _trace_effects(self, calls: list[trace.Call],
+                       canaries: dict[str, fixture.Canary] | None = None,
+                       ) -> tuple[list[Effect], tuple[str, ...]]:
         effects: list[Effect] = []
         execs: list[str] = []
         first_exec = True
@@ -503,7 +603,8 @@ class Oracle:
 
         private = {str(self.private / n) for n in _PRIVATE_FILES}
         # Every canary path starts with this: a read whose text lacks it reads none of them.
-        canary_root = os.path.commonpath(list(self._canary_paths)) if self._canary_paths else ""
+        canaries = self._canary_paths if canaries is None else canaries
+        canary_root = os.path.commonpath(list(canaries)) if canaries else ""
         for call in calls:
             name = call.name
             if name in ("clone", "clone3", "fork", "vfork"):
@@ -541,7 +642,7 @@ class Oracle:
                 if not canary_root or canary_root not in call.args:   # most reads: a library
                     continue
                 for path in trace.fd_paths(call):
-                    canary = self._canary_paths.get(path)
+                    canary = canaries.get(path)
                     if canary is not None:
                         effects.append(Effect("secret-read", f"read {self._shown(str(canary.path))}"))
             elif name in ("connect", "sendto", "sendmsg", "bind"):
@@ -579,6 +680,8 @@ class Oracle:
         if self._batch is not None:
             self._batch.close()
             self._batch = None
+        if self._watch is not None:
+            self._watch.close()
         if self._owned:
             fixture.remove_tree(self.base)
 
@@ -589,7 +692,8 @@ class Oracle:
         self.close()
 
     def describe(self) -> dict[str, Any]:
-        return {"sandbox": "bwrap", "traced": self.traced, "timeout": self.timeout,
+        return {"sandbox": "bwrap", "traced": self.traced, "reads": self.reads_seen,
+                "timeout": self.timeout,
                 "dialect": self.dialect.name,
                 "workspace": str(self.workspace), "home": str(self.home)}
 
@@ -610,6 +714,10 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
     finally:
         os.close(fd)
     return proc.wait()
+
+
+def _fds(fd: int | None) -> tuple[int, ...]:
+    return () if fd is None else (fd,)
 
 
 def _remove(path: str) -> None:

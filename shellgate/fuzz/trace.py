@@ -1,7 +1,9 @@
 """Reading an ``strace -f -y`` log into the few events the oracle cares about.
 
-The oracle traces only execs, opens, socket connects/sends and path-changing calls (strace
-filters them in the kernel with ``--seccomp-bpf``, so tracing costs little). ``-y`` makes strace
+The oracle traces only execs, forks, opens, socket connects/sends and path-changing calls (strace
+filters them in the kernel with ``--seccomp-bpf``; each traced call still costs two ptrace stops,
+tens of microseconds each) — and the calls that read content only where a canary's atime cannot
+say it was read (:mod:`.atime`). ``-y`` makes strace
 print the path behind every fd, ``AT_FDCWD`` included, so relative paths resolve without
 tracking each process's cwd.
 """
@@ -21,18 +23,20 @@ SYSCALLS = (
     "rename", "renameat", "renameat2",
     "mkdir", "mkdirat", "link", "linkat", "symlink", "symlinkat",
     "truncate", "chmod", "fchmodat", "chown", "fchownat", "lchown", "mknod", "mknodat",
-    # Reading content: a secret counts as read when bytes come out of it, not when it is
-    # merely opened (df, stat-like programs open files without reading them).
-    "read", "pread64", "readv", "preadv", "preadv2", "mmap", "sendfile", "copy_file_range", "splice",
 )
-READS = frozenset(("read", "pread64", "readv", "preadv", "preadv2", "mmap", "sendfile",
-                   "copy_file_range", "splice"))
+# Reading content: a secret counts as read when bytes come out of it, not when it is merely
+# opened (df, stat-like programs open files without reading them). Traced only when the
+# canaries' atimes cannot say it (.atime): these are about half of a command's ptrace stops.
+READS = ("read", "pread64", "readv", "preadv", "preadv2", "mmap", "sendfile", "copy_file_range",
+         "splice")
 
 
-def strace_argv(strace: str, out: str) -> list[str]:
-    """The strace prefix that writes a parseable log of :data:`SYSCALLS` to ``out``."""
+def strace_argv(strace: str, out: str, reads: bool = True) -> list[str]:
+    """The strace prefix that writes a parseable log of :data:`SYSCALLS` (and :data:`READS`
+    unless ``reads`` is false) to ``out``."""
+    calls = SYSCALLS + READS if reads else SYSCALLS
     return [strace, "-f", "-qq", "-y", "-s", "4096", "--seccomp-bpf", "-e", "signal=none",
-            "-e", "trace=" + ",".join(SYSCALLS), "-o", out, "--"]
+            "-e", "trace=" + ",".join(calls), "-o", out, "--"]
 
 
 @record
