@@ -228,6 +228,19 @@ def _read_noatime(path):
         os.close(fd)
 
 
+def test_utf8_locale_reads_as_on_the_host(traced):
+    """The sandbox's /usr/lib/locale may be the host's locales plus an archive of them (one
+    file to open instead of 24 per program): C.UTF-8 is still what programs get."""
+    obs = traced.run("printf 'caf\\303\\251\\n' | grep -o . | wc -l; ls /usr/lib/locale")
+    assert obs.effects == () and obs.exit_code == 0, (obs.effects, obs.stderr)
+    lines = obs.stdout.split()
+    assert lines[0] == "4", obs.stdout   # é is one character: the UTF-8 locale loaded
+    if traced._locales is not None:
+        assert "locale-archive" in lines and "C.utf8" in lines
+        obs = traced.run("sort -o /usr/lib/locale/x data.txt")
+        assert obs.exit_code != 0 and {e.kind for e in obs.effects} == {"write"}, obs.effects
+
+
 def test_writing_to_the_captured_stdout_is_no_effect(traced):
     obs = traced.run("echo hi | tee /dev/stdout /dev/stderr")
     assert obs.effects == () and "hi" in obs.stdout

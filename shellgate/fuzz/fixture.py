@@ -176,6 +176,36 @@ def build_template(layout: Layout, token_seed: str | None = None) -> tuple[Canar
     return tuple(canaries)
 
 
+SYSTEM_LOCALES = Path("/usr/lib/locale")
+
+
+def locale_archive(dest: Path, localedef: str, system: Path = SYSTEM_LOCALES) -> Path | None:
+    """``dest``/usr/lib/locale: the system's compiled locales and an archive of them, to be seen
+    as ``/usr/lib/locale`` in the sandbox; None when the system has an archive already (or no
+    compiled locale, or ``localedef`` fails).
+
+    Without an archive glibc opens every category of ``LANG`` (C.UTF-8) as a file of its own,
+    twice (C.UTF-8, then C.utf8): 24 opens and 12 mmaps in every program, each a ptrace stop
+    under the oracle's trace. With one it opens one file. The locale data is the same."""
+    if (system / "locale-archive").exists() or not system.is_dir():
+        return None
+    names = [e.name for e in system.iterdir() if e.is_dir() and not e.is_symlink()]
+    if not names:
+        return None
+    out = dest / "usr" / "lib" / "locale"
+    if out.exists():
+        remove_tree(out)
+    out.mkdir(parents=True)
+    for name in names:
+        shutil.copytree(system / name, out / name, symlinks=True)
+    argv = [localedef, "--prefix", str(dest), "--add-to-archive", *(str(system / n) for n in names)]
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False,
+                       env={"PATH": "/usr/bin:/bin", "LANG": "C"})
+    if p.returncode != 0 or not (out / "locale-archive").is_file():
+        return None
+    return out
+
+
 def copy_world(src: Layout, dst: Layout) -> None:
     """Replace ``dst``'s world by a fresh copy of ``src``'s (timestamps kept, index re-settled)."""
     for s, d in zip(src.watched, dst.watched, strict=True):

@@ -3,8 +3,9 @@
 A command the gate would auto-allow is executed by ``bash -c`` (or the shell of the campaign's
 :mod:`dialect <.dialects>`, with its ``sh``/``awk`` first on PATH) inside bubblewrap (read-only
 root, no network, own PID namespace, the real HOME masked, the fixture's template and any
-other world beside it hidden) with only the fixture's workspace, fake HOME and scratch /tmp
-writable. Effects are observed from outside:
+other world beside it hidden, the host's locales with an archive of them as /usr/lib/locale
+where the host has none: :func:`.fixture.locale_archive`) with only the fixture's workspace,
+fake HOME and scratch /tmp writable. Effects are observed from outside:
 
 - ``write`` / ``delete``: a snapshot diff of the writable trees (ctime catches every content or
   metadata change); attempts to write elsewhere (refused by the read-only root) from the trace;
@@ -256,6 +257,7 @@ class Oracle:
         self._canary_paths = {str(c.path): c for c in self.live_canaries}
         self._real_home = self._home_to_mask()
         self._mask = self._dir_to_mask()
+        self._locales = _locales(self.base / "locales")
         # Canary reads seen by their atime (.atime) rather than by tracing every read: decided
         # by the probe, which falls back to the trace when this host's mounts or arch say no.
         self._seccomp = atime.seccomp_filter()
@@ -383,6 +385,8 @@ class Oracle:
         """The sandbox's words; ``seccomp``: an fd holding :func:`.atime.seccomp_filter`."""
         argv = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/dev/shm", "--tmpfs", "/run"]
+        if self._locales is not None:
+            argv += ["--ro-bind", str(self._locales), str(fixture.SYSTEM_LOCALES)]
         if self._real_home and not str(self.base).startswith(self._real_home + "/"):
             argv += ["--tmpfs", self._real_home]
         argv += ["--tmpfs", self._mask]
@@ -759,6 +763,20 @@ def _strace() -> str | None:
 
     found, _ = find_program("strace")
     return found[0].path if found else None
+
+
+def _locales(dest: Path) -> Path | None:
+    """The system's locales with an archive (:func:`.fixture.locale_archive`), built by a
+    trusted ``localedef``; None: the sandbox sees the system's own."""
+    from ..sandbox.trusted import find_program
+
+    found, _ = find_program("localedef")
+    if not found:
+        return None
+    try:
+        return fixture.locale_archive(dest, found[0].path)
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def _batch_tools() -> str | None:
