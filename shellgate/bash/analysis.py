@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._record import record
 from .facts import Context, Effect, Reason, SensitiveHit
+from .git import memo as git_memo
 from .ir import Script
 from .parse.parser import parse
 from .paths import resolve as paths
@@ -27,8 +28,9 @@ def analyse(source: str, ctx: Context) -> Analysis:
     """Parse and analyse ``source``. Never raises: any failure yields a not-read-only EXEC."""
     script = parse(source)
     try:
-        sensitive = paths.scan(script, ctx)
-        ro = readonly.classify(script, ctx, sensitive)
+        with git_memo.scope():   # the disk does not change while one command is analysed
+            sensitive = paths.scan(script, ctx)
+            ro = readonly.classify(script, ctx, sensitive)
         warnings = destructive.warnings(script)
     except Exception as exc:  # a bug in an analysis must fail closed, not crash the hook
         return Analysis(script, False, Effect.EXEC,

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from ..._record import record
 from . import keys as gitkeys
+from . import memo
 from .keys import Runs
 
 _MAX_INCLUDE_DEPTH = 10
@@ -494,6 +495,11 @@ def _existing_dir(path: str) -> Path:
     return d
 
 
+def _discovered(cwd: Path) -> Repo | None:
+    """:func:`discover`, remembered for the rest of the analysis (:mod:`.memo`)."""
+    return memo.get(("discover", cwd), lambda: discover(cwd))
+
+
 def implant_location(path: str, workspace: Path, home: Path) -> str | None:
     """What ``path`` (absolute, normalised) is to git when it lies among the
     :func:`protected_locations` of the repository that holds it or of the workspace's — "the
@@ -501,13 +507,15 @@ def implant_location(path: str, workspace: Path, home: Path) -> str | None:
     — or None. A repository that cannot be inspected is reported too (fail closed). Never
     raises."""
     try:
-        repos = {r.commondir: r for r in (discover(_existing_dir(path)), discover(workspace))
+        repos = {r.commondir: r for r in (_discovered(_existing_dir(path)), _discovered(workspace))
                  if r is not None}
         for repo in repos.values():
-            *configs, commondir, hooks = protected_locations(repo, home)
+            *configs, commondir, hooks = memo.get(("protected", repo, home),
+                                                  lambda repo=repo: protected_locations(repo, home))
             for loc, what in ((hooks, "the hooks directory"), (commondir, "the commondir file"),
                               *((c, "the repository config") for c in configs)):
-                for spelled in dict.fromkeys((str(loc), os.path.realpath(loc))):
+                real = memo.get(("realpath", loc), lambda loc=loc: os.path.realpath(loc))
+                for spelled in dict.fromkeys((str(loc), real)):
                     if path == spelled or path.startswith(spelled.rstrip("/") + "/"):
                         return f"{what} {loc}"
     except (ConfigError, OSError, ValueError, RecursionError) as exc:
