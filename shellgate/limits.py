@@ -23,6 +23,8 @@ Config (user or ``--config`` file only: a project file cannot loosen it)::
 
 from __future__ import annotations
 
+import os
+import queue
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -88,25 +90,60 @@ def bounded(fn: Callable[[], T], seconds: float) -> tuple[bool, T | None]:
     could leave a shared cache half-built), and the analysis is linear under the size limit,
     so it ends on its own. A process that must stop now (the hook) exits with ``os._exit``,
     which ends the thread with it.
+
+    The thread is kept for the next call once ``fn`` returned in time (starting one costs more
+    than many an analysis on a loaded machine: ``shellgate fuzz`` and ``check --jsonl`` make
+    thousands of calls); a late one finishes ``fn`` and ends.
     """
+    with _idle_lock:
+        worker = _idle.pop() if _idle else None
+    if worker is None:
+        worker = _Worker()
     box: list[Any] = []
     done = threading.Event()
-
-    def target() -> None:
-        try:
-            box.append((True, fn()))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            box.append((False, exc))
-        finally:
-            done.set()
-
-    threading.Thread(target=target, name="shellgate-bounded", daemon=True).start()
+    worker.jobs.put((fn, box, done))
     if not done.wait(seconds):
+        worker.jobs.put(None)   # it ends once the late fn returns
         return False, None
+    with _idle_lock:
+        _idle.append(worker)
     ok, value = box[0]
     if not ok:
         raise value
     return True, value
+
+
+class _Worker:
+    """A daemon thread that runs :func:`bounded`'s calls one at a time, until told to end."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        threading.Thread(target=self._loop, name="shellgate-bounded", daemon=True).start()
+
+    def _loop(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            fn, box, done = job
+            try:
+                box.append((True, fn()))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box.append((False, exc))
+            finally:
+                done.set()
+            del job, fn, box, done   # nothing of a finished call is kept alive
+
+
+_idle: list[_Worker] = []     # threads waiting for a call
+_idle_lock = threading.Lock()
+
+
+def _forget_threads() -> None:
+    """In a forked child the idle threads are gone (only the forking thread is copied)."""
+    global _idle_lock
+    _idle.clear()
+    _idle_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_threads)
 
 
 class Watchdog:

@@ -116,6 +116,35 @@ def test_bounded_returns_raises_and_abandons():
     gate.set()  # the abandoned thread ends
 
 
+def test_bounded_keeps_a_thread_for_the_next_call_but_not_a_late_one():
+    import os
+    import threading
+    import time
+
+    first = limits.bounded(threading.get_ident, 5)[1]
+    assert limits.bounded(threading.get_ident, 5)[1] == first != threading.get_ident()
+    with pytest.raises(KeyError):   # a call that raised leaves its thread usable
+        limits.bounded(lambda: {}["x"], 5)
+    assert limits.bounded(threading.get_ident, 5)[1] == first
+    gate = threading.Event()
+    late = []
+    assert limits.bounded(lambda: late.append(threading.get_ident()) or gate.wait(), 0.01) == (False, None)
+    assert limits.bounded(threading.get_ident, 5)[1] != late[0]   # a busy thread is not reused
+    gate.set()
+    deadline = time.monotonic() + 5
+    while any(t.ident == late[0] for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert all(t.ident != late[0] for t in threading.enumerate())   # the late one ended
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the idle threads are not in a forked child: it starts one of its own
+        ok = limits.bounded(lambda: 7, 5) == (True, 7)
+        os.write(w, b"1" if ok else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(r, 1) == b"1"
+
+
 def test_gate_over_size_limit_asks_without_analysis(tmp_path, env, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
     cfg = config(tmp_path, "[limits]\nmax_command = 20\n")
