@@ -8,6 +8,8 @@ in a single-use sandbox. Real bwrap and strace; skipped with a reason without th
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -96,6 +98,42 @@ def test_a_change_to_the_sandboxs_own_tmpfs_retires_it(oracle):
     obs = oracle.run("touch /dev/shm/left")
     assert ("write", "opened for writing /dev/shm/left") in {(e.kind, e.detail) for e in obs.effects}
     assert oracle.run("ls -A /dev/shm").stdout == ""
+    assert oracle.batch_starts == 2 and oracle.batch_fallbacks == 0
+
+
+@pytest.mark.parametrize("leave", [
+    "mkdir /dev/shm/d && touch /dev/shm/d/f",    # below the first level
+    "mkfifo /run/p",
+    "ln -s /dev/null /run/l",
+    "chmod 600 /dev/shm",                        # the metadata of what was there
+    "touch -d 2001-01-01 /dev/shm",              # its times put back: the ctime still moved
+    "ipcmk -Q >/dev/null",                       # System V IPC: a message queue,
+    "ipcmk -M 4096 >/dev/null",                  # a shared memory segment,
+    "ipcmk -S 1 >/dev/null",                     # a semaphore set
+])
+def test_whatever_is_left_outside_the_world_retires_the_sandbox(oracle, leave):
+    """The runner reads its sandbox's own state without a traced call (lstat, *ctl INFO)."""
+    if leave.startswith("ipcmk") and not shutil.which("ipcmk"):
+        pytest.skip("no ipcmk")
+    oracle.run("true")
+    oracle.run(leave)
+    assert oracle._batch is not None and not oracle._batch.alive   # retired
+    after = oracle.run("ls -A /dev/shm /run; ipcs 2>/dev/null | grep -c '^0x' || true")
+    assert oracle.batch_starts == 2 and oracle.batch_fallbacks == 0   # a fresh one
+    assert after.stdout.split() == ["/dev/shm:", "/run:", "0"], after.stdout
+
+
+def test_what_a_command_made_and_removed_again(oracle):
+    """An IPC object made and removed leaves nothing: the sandbox stays; a file made and removed
+    in /dev/shm moved the directory's times, which is enough to retire it (conservative)."""
+    if not shutil.which("ipcmk"):
+        pytest.skip("no ipcmk")
+    oracle.run("true")
+    oracle.run("ipcrm -q $(ipcmk -Q | grep -o '[0-9]*$')")
+    oracle.run("true")
+    assert oracle.batch_starts == 1
+    oracle.run("touch /dev/shm/t; rm /dev/shm/t")
+    oracle.run("true")
     assert oracle.batch_starts == 2 and oracle.batch_fallbacks == 0
 
 
