@@ -137,6 +137,18 @@ def test_what_a_command_made_and_removed_again(oracle):
     assert oracle.batch_starts == 2 and oracle.batch_fallbacks == 0
 
 
+def test_each_command_has_its_own_stdout_and_stderr(oracle):
+    """The output files are handed to the runner as fds and truncated before each command:
+    nothing of a longer earlier output is left, and no path in the sandbox leads to them."""
+    long = oracle.run("seq 100000; seq 50000 >&2")
+    assert long.stdout.startswith("1\n") and len(long.stderr) > 1000
+    short = oracle.run("echo hi; echo ho >&2")
+    assert (short.stdout, short.stderr) == ("hi\n", "ho\n")
+    look = oracle.run(f"ls -a {oracle.base} {oracle.private}")
+    assert "batch.out" not in look.stdout and "batch.err" not in look.stdout, look.stdout
+    assert oracle.batch_starts == 1
+
+
 def test_a_file_left_in_the_private_directory_is_removed(oracle):
     planted = oracle.private / "planted"
     obs = oracle.run(f"touch {planted}")

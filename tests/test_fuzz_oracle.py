@@ -263,7 +263,7 @@ def test_vfork_children_inherit_their_runner():
     o.exec_allowed = {"locale"}.__contains__
     o._canary_paths = {}
     o._linked = {}
-    o.private = Path("/nonexistent")
+    o.private = o.base = Path("/nonexistent")
     o.live = type("L", (), {"watched": ()})()
     effects, execs = O._trace_effects(o, trace.parse(log))
     assert effects == [] and execs == ("/usr/bin/locale", "/usr/bin/gzip")

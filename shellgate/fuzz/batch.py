@@ -64,6 +64,8 @@ class Ended:
     tainted: bool
     duration: float
     missing: tuple[int, ...] = ()   # pids whose trace file the command removed
+    stdout: str = ""
+    stderr: str = ""
 
 
 def runner_source() -> str:
@@ -87,6 +89,13 @@ class BatchSandbox:
         self.commands = 0
         self.runner = 0
         self._buf = b""
+        self.output_cap = 1 << 20   # bytes of each output read (the oracle's OUTPUT_CAP)
+        # The command's stdout and stderr: files opened here (at paths the sandbox does not
+        # see) and handed down as fds, truncated by the runner before each command and read
+        # here with pread — no path a command could replace or point elsewhere, and no open
+        # per command.
+        self._out = os.open(out, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        self._err = os.open(err, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         for old in traces.glob(TRACE_PREFIX + "*"):
             old.unlink()
         argv = [*sandbox_argv, *strace_argv(strace, str(traces / TRACE_PREFIX.rstrip(".")), reads),
@@ -96,15 +105,16 @@ class BatchSandbox:
         try:
             with open(log, "ab") as logf:
                 self.proc = spawn(argv, stdin=r_cmd, stdout=subprocess.DEVNULL, stderr=logf,
-                                  pass_fds=(w_reply, *pass_fds), start_new_session=True)
+                                  pass_fds=(w_reply, self._out, self._err, *pass_fds),
+                                  start_new_session=True)
         except (OSError, ValueError) as exc:
-            for fd in (r_cmd, w_reply, self._w_cmd, self._r_reply):
+            for fd in (r_cmd, w_reply, self._w_cmd, self._r_reply, self._out, self._err):
                 os.close(fd)
             raise BatchBroken(f"cannot start the batch sandbox: {exc}") from exc
         os.close(r_cmd)
         os.close(w_reply)
         try:
-            self._send({"nonce": self.nonce, "env": env, "out": str(out), "err": str(err),
+            self._send({"nonce": self.nonce, "env": env, "out": self._out, "err": self._err,
                         "reply": w_reply})
             words = self._reply(time.monotonic() + START_WATCHDOG)
             if len(words) != 2 or words[0] != "ready" or not words[1].isdigit():
@@ -135,7 +145,8 @@ class BatchSandbox:
             self.close()
             raise
         ended = Ended(text, None if words[1] == "x" else int(words[1]), words[2] == "1",
-                      words[3] == "1", duration, missing)
+                      words[3] == "1", duration, missing, self._output(self._out),
+                      self._output(self._err))
         if ended.tainted or self.commands >= MAX_COMMANDS:
             self.close()
         return ended
@@ -177,6 +188,12 @@ class BatchSandbox:
         text = "\n".join(f"{pid} {rest}" for _, pid, _, rest in merged)
         return text, tuple(sorted(forked - pids)) if size < self.trace_cap else ()
 
+    def _output(self, fd: int) -> str:
+        try:
+            return os.pread(fd, self.output_cap, 0).decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
     def _send(self, obj: dict[str, object]) -> None:
         try:
             os.write(self._w_cmd, (json.dumps(obj) + "\n").encode())
@@ -205,10 +222,10 @@ class BatchSandbox:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
-        for fd in (self._w_cmd, self._r_reply):
+        for fd in (self._w_cmd, self._r_reply, self._out, self._err):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._w_cmd = self._r_reply = -1
+        self._w_cmd = self._r_reply = self._out = self._err = -1
         for path in self.traces.glob(TRACE_PREFIX + "*"):
             with contextlib.suppress(OSError):
                 path.unlink()

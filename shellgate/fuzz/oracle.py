@@ -63,7 +63,10 @@ KINDS = ("write", "delete", "secret-read", "connect", "exec")
 OUTPUT_CAP = 1 << 20          # bytes of stdout/stderr kept and searched for canaries
 TRACE_CAP = 16 << 20          # bytes of one run's trace parsed
 # The oracle's own files in its private directory (outputs and traces of runs).
-_PRIVATE_FILES = ("cmd.out", "cmd.err", "cmd.trace", "probe.trace", "batch.out", "batch.err")
+_PRIVATE_FILES = ("cmd.out", "cmd.err", "cmd.trace", "probe.trace")
+# A batch's stdout and stderr files, beside the world (not in the sandbox's view: the runner
+# gets them as fds); a command reaches them only through its own /dev/stdout, /dev/stderr.
+_BATCH_OUTPUTS = ("batch.out", "batch.err")
 FILE_SIZE_LIMIT = 64 << 20    # RLIMIT_FSIZE for the command: no runaway output files
 
 
@@ -494,8 +497,8 @@ class Oracle:
                 with _child_limits(), self._filter() as fd:
                     self._batch = BatchSandbox(
                         self._bwrap_argv(self.live.workspace, fd) + ["--"], self.strace or "",
-                        self._batch_tools, self.private, self._env(), self.private / "batch.out",
-                        self.private / "batch.err", self.base / "batch.log", TRACE_CAP,
+                        self._batch_tools, self.private, self._env(),
+                        *(self.base / n for n in _BATCH_OUTPUTS), self.base / "batch.log", TRACE_CAP,
                         subprocess.Popen, pass_fds=_fds(fd), reads=not self._watch)
             except BatchBroken:
                 self._batch_tools = None   # this host cannot batch: single-use sandboxes from now on
@@ -505,7 +508,7 @@ class Oracle:
         removed = [Effect("delete", f"removed the oracle's trace of a process ({pid})")
                    for pid in ended.missing]
         return self._observe(command, ended.code, ended.timed_out, ended.duration,
-                             _head(self.private / "batch.out"), _head(self.private / "batch.err"),
+                             ended.stdout, ended.stderr,
                              ended.trace, removed)
 
     def _reset_after_broken_batch(self) -> None:
@@ -610,7 +613,8 @@ class Oracle:
                 program[pid] = running(parent[pid]) if parent[pid] != pid else ""
             return program.get(pid, "")
 
-        private = {str(self.private / n) for n in _PRIVATE_FILES}
+        private = ({str(self.private / n) for n in _PRIVATE_FILES}
+                   | {str(self.base / n) for n in _BATCH_OUTPUTS})
         # Every canary path starts with this: a read whose text lacks it reads none of them.
         canaries = self._canary_paths if canaries is None else canaries
         canary_root = os.path.commonpath(list(canaries)) if canaries else ""
