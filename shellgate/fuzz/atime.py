@@ -3,10 +3,12 @@
 Tracing ``read``, ``mmap`` and the other calls that move bytes cost a ptrace stop each — about
 half of a traced command's stops, nearly all of them a library or a locale file. The kernel
 already notes every way bytes come out of a regular file: ``read``/``readv``/``pread*``
-(buffered or ``O_DIRECT``), ``mmap``, ``sendfile``, ``splice``/``tee``, ``copy_file_range`` and
-io_uring reads all end in ``file_accessed()``, which moves the inode's atime, whatever path or
-fd reached it (a symlink, a hard link, ``/proc/self/fd/N``). Opening, ``stat``, ``statfs`` and
-xattrs do not, so ``df``/``stat``/``ls -l`` of a canary stay clean, as with the trace.
+(buffered or ``O_DIRECT``), ``mmap``, ``sendfile``, ``splice``/``tee`` and ``copy_file_range``
+all end in ``file_accessed()``, which moves the inode's atime, whatever path or fd reached it
+(a symlink, a hard link, ``/proc/self/fd/N``); ``tests/test_fuzz_atime.py`` runs each.
+Opening, ``stat``, ``statfs`` and xattrs do not, so ``df``/``stat``/``ls -l`` of a canary stay
+clean, as with the trace. (A read at the end of the file, of no byte, moves it too: reported,
+where the trace saw a read of 0 bytes and did not.)
 
 Under ``relatime`` (the default mount option) the atime moves when it is not newer than the
 mtime or the ctime, so a canary is *armed* by setting its atime to its mtime (which also moves
@@ -25,8 +27,8 @@ What bypasses atime, and how each is closed:
   a sandbox and falls back to tracing reads unless each atime moved;
 - ``chattr +A`` (``S_NOATIME``), ``touch -a`` back to the old time: both move the ctime, so the
   snapshot diff reports them (and the restore replaces the file);
-- a read-only mount (no atime there): the fixture's template, which holds the same tokens, is
-  masked in the sandbox (:meth:`.oracle.Oracle._bwrap_argv`).
+- a read-only mount (no atime there): the fixture's template, which holds the same tokens, and
+  every other world beside this one are masked in the sandbox (:meth:`.oracle.Oracle._dir_to_mask`).
 """
 
 from __future__ import annotations
