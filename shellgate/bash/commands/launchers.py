@@ -76,9 +76,12 @@ _SPECS: dict[str, tuple[Command, int, Via]] = {
             0, Via.WRAPPER),
     "xargs": (Command("xargs", reads=False, permute=False, safe=[
         Flag("-0", "--null"), Flag("-r", "--no-run-if-empty"), Flag("-t", "--verbose"),
-        Flag("-x", "--exit"), Flag("-n", "--max-args", takes=V), Flag("-L", "--max-lines", takes=V),
+        Flag("-x", "--exit"), Flag("-n", "--max-args", takes=V), Flag("-L", takes=V),
         Flag("-P", "--max-procs", takes=V), Flag("-d", "--delimiter", takes=V),
-        Flag("-E", "--eof", takes=V), Flag("-s", "--max-chars", takes=V),
+        Flag("-E", takes=V), Flag("-s", "--max-chars", takes=V),
+        # GNU xargs: --eof[=END] and --max-lines[=N] take their value only attached (the
+        # short -E and -L need one): in `xargs --eof rm` rm is the command.
+        Flag("--eof", takes=V, optional=True), Flag("--max-lines", takes=V, optional=True),
         Flag("-I", takes=V), Flag("-i", "--replace", takes=V, optional=True),
         Flag("-a", "--arg-file", takes=Takes.PATH),
         Flag("-p", "--interactive"), Flag("-o", "--open-tty")],

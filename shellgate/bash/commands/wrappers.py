@@ -104,11 +104,12 @@ WRAPPERS: dict[str, Wrapper] = {w.name: w for w in (
             noexec=_f("--help", "--version"), operands=1),
     Wrapper("xargs",
             value=_f("-I", "-n", "--max-args", "-P", "--max-procs", "-d",
-                     "--delimiter", "-E", "--eof", "-L", "--max-lines", "-s", "--max-chars",
+                     "--delimiter", "-E", "-L", "-s", "--max-chars",
                      "-a", "--arg-file", "--process-slot-var"),
             flags=_f("-0", "--null", "-r", "--no-run-if-empty", "-t", "--verbose", "-p",
                      "--interactive", "-x", "--exit", "-o", "--open-tty"),
-            noexec=_f("--help", "--version", "--show-limits"), optional=_f("-i", "--replace"),
+            noexec=_f("--help", "--version", "--show-limits"),
+            optional=_f("-i", "--replace", "--eof", "--max-lines"),   # value only as --eof=END
             via=Via.XARGS),
 )}
 
