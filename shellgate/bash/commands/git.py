@@ -312,7 +312,9 @@ def _config_check(p: Parsed, call: Call) -> Iterable[Finding]:
     return [Finding("git config with a value sets configuration", call.command.span, "readonly.operand")]
 
 
-CONFIG = Command(reads=False, name="git config", abbrev=False, check=_config_check, safe=[
+# Legacy git config stops reading options at its first operand (PARSE_OPT_STOP_AT_NON_OPTION):
+# in `git config user.name --local` the word --local is the value it sets (permute=False).
+CONFIG = Command(reads=False, name="git config", abbrev=False, permute=False, check=_config_check, safe=[
     Flag("--get"), Flag("--get-all"), Flag("--get-regexp"), Flag("--get-urlmatch"),
     Flag("-l", "--list"), Flag("--get-color"), Flag("--get-colorbool"), Flag("--show-origin"),
     Flag("--show-scope"), Flag("--name-only"), Flag("-z", "--null"), Flag("--global"), Flag("--system"),
