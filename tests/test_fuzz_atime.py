@@ -115,6 +115,17 @@ def test_a_read_in_a_command_that_also_writes(oracle):
         assert oracle.run("true").effects == ()
 
 
+def test_a_read_between_runs_is_not_the_next_commands(oracle):
+    """Only what is read while a command runs is its own: the caller's process (the gate
+    reads what it must to decide) or anyone else on the host may read a canary in between."""
+    netrc = oracle.home / ".netrc"
+    oracle.run("true")
+    assert netrc.read_text()   # a plain read, outside any command
+    assert oracle.run("ls -la ~ ~/.ssh").effects == ()
+    assert READ in {(e.kind, e.detail) for e in oracle.run(f"head -c1 {CANARY}").effects}
+    assert oracle.run("true").effects == ()
+
+
 def test_each_canary_is_watched(oracle):
     obs = oracle.run("cat ~/.ssh/id_rsa ~/.aws/credentials .env > /dev/null")
     got = {(e.kind, e.detail) for e in obs.effects}

@@ -13,7 +13,9 @@ where the trace saw a read of 0 bytes and did not.)
 Under ``relatime`` (the default mount option) the atime moves when it is not newer than the
 mtime or the ctime, so a canary is *armed* by setting its atime to its mtime (which also moves
 its ctime to now); a command read it iff the atime differs afterwards. The oracle keeps an fd on
-every armed canary, so a canary renamed or deleted after being read is still seen.
+every armed canary, so a canary renamed or deleted after being read is still seen, and checks
+before each command too: what moved the atime between two runs (the caller's own process, any
+other on the host: the atime does not say who) is re-armed, not put on the next command.
 
 What bypasses atime, and how each is closed:
 

@@ -34,6 +34,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -276,6 +277,7 @@ class Oracle:
         self.batch_starts = 0
         self.batch_fallbacks = 0   # runs redone in a single-use sandbox after a batch broke
         self.batch_broken = ""     # why the last batch broke
+        self.reads_between_runs = 0   # canary reads no command made (re-armed, not reported)
 
     # -- world ------------------------------------------------------------------------------
 
@@ -304,6 +306,26 @@ class Oracle:
         fixture.copy_world(self.template, self.live)
         self._rearm_all()
         self.rebuilds += 1
+
+    def _rearm(self, indexes: list[int]) -> None:
+        """Arm these canaries again in place; their baseline entries follow (arming moves the
+        ctime). A canary that is no longer the file at its path (the world changed since the
+        baseline was taken) gets the full treatment."""
+        assert self._watch is not None
+        self._watch.rearm(indexes)
+        for i in indexes:
+            path = self._watch.paths[i]
+            try:
+                st = os.lstat(path)
+            except OSError:
+                self._rearm_all()
+                return
+            old = self._baseline.get(path)
+            if old is None or old[7] != st.st_ino or not stat.S_ISREG(st.st_mode):
+                self._rearm_all()
+                return
+            self._baseline[path] = ("f", st.st_mode, st.st_uid, st.st_gid, st.st_size,
+                                    st.st_mtime_ns, st.st_ctime_ns, st.st_ino, "")
 
     def _rearm_all(self) -> None:
         """Arm every canary (it may be a new file) and take the baseline: arming moves ctimes."""
@@ -482,6 +504,11 @@ class Oracle:
         the command does; raises :class:`OracleUnavailable` only if the sandbox itself broke.
         """
         workdir = Path(cwd) if cwd else self.live.workspace
+        if self._watch is not None and (early := self._watch.read()):
+            # Read since the last run, so not by this command: by the caller's own process
+            # or anyone else on the host. Only what is read while the command runs is its own.
+            self.reads_between_runs += len(early)
+            self._rearm(early)
         if self._batch_tools is not None:
             try:
                 return self._run_batched(command, workdir)
@@ -578,8 +605,7 @@ class Oracle:
         if dirty:
             self._restore(after)   # re-arms every canary
         elif read:
-            self._watch.rearm(read)   # type: ignore[union-attr]
-            self._baseline = snapshot(self.live.watched)   # re-arming moved their ctimes
+            self._rearm(read)
         return Observation(command, tuple(_dedup(effects)), code, timed_out, duration,
                            stdout[:4000], stderr[:4000], execs)
 
