@@ -80,12 +80,14 @@ SORT = Command(
         Flag("--check", takes=V, optional=True), Flag("--debug"),
         Flag("-k", "--key", takes=V), Flag("-m", "--merge"), Flag("-s", "--stable"),
         Flag("-S", "--buffer-size", takes=V), Flag("-t", "--field-separator", takes=V),
-        Flag("-T", "--temporary-directory", takes=V), Flag("--parallel", takes=V),
-        Flag("-u", "--unique"), ZERO, *HELP,
+        Flag("--parallel", takes=V), Flag("-u", "--unique"), ZERO, *HELP,
     ],
     # Listed so that their abbreviations (--out=, --compress-prog) are recognised and refused.
     unsafe={
         Flag("-o", "--output", takes=Takes.WRITE_PATH): "writes its output to a file",
+        # sort spills to temporary files there (a large input, or an input that is also its
+        # output: `sort -T /etc -m /dev/stdout` opened /etc/sortXXXXXX for writing).
+        Flag("-T", "--temporary-directory", takes=V): "writes temporary files in a directory",
         Flag("--compress-program", takes=Takes.PROGRAM): "runs a compression program",
         FILES0_FROM: NAMES_FROM_FILE,
     },
