@@ -130,7 +130,14 @@ def _click_main(args: list[str]) -> None:
         from .checkcli import announce_rules, exit_code, make_gate, verdict_json
         from .render import print_explain
 
-        gate = make_gate(mode, cwd, config, plan)
+        # With --hook the verdict is the Claude Code hook's, whose Bash tool gives a command
+        # no terminal (its AgentSpec): the line shown below is that hook's too.
+        terminal = True
+        if show_hook:
+            from .integrations.claude_code import SPEC
+
+            terminal = SPEC.terminal
+        gate = make_gate(mode, cwd, config, plan, terminal=terminal)
         announce_rules(gate)
         verdict = gate.check(command, cwd=cwd)
         if as_json:

@@ -352,6 +352,24 @@ def test_explain_hook_shows_the_line(tmp_path):
     assert "--unshare-net" in proc.stdout or "shellgate.sandbox.confine" in proc.stdout
 
 
+@pytest.mark.parametrize("cmd", ["git log -1", "git diff"])
+def test_explain_hook_decides_as_the_claude_code_hook(tmp_path, cmd):
+    """A global ``core.pager`` runs only on a terminal, which Claude Code's Bash tool never
+    gives: its hook allows ``git log``; plain ``explain`` (any caller, maybe a terminal) asks,
+    and ``explain --hook`` shows the hook's own decision, not the plain one."""
+    world = make_world(tmp_path)
+    (world["home"] / ".gitconfig").write_text("[core]\n\tpager = delta\n")
+
+    def explain(*flags: str) -> str:
+        proc = subprocess.run([EXE, "explain", *flags, "--cwd", str(world["work"]), cmd],
+                              capture_output=True, text=True, env=world["env"], timeout=60)
+        return proc.stdout.splitlines()[0]
+
+    assert explain().startswith("ask"), explain()
+    assert _hook(world, cmd)["permissionDecision"] == "allow"
+    assert explain("--hook").startswith("allow"), explain("--hook")
+
+
 def test_the_sandbox_protects_what_the_classifier_calls_an_implant(tmp_path):
     """One table: every implant entry of the classifier with a fixed place in a project is
     read-only in the sandbox, and every path the sandbox protects is an implant to the

@@ -37,6 +37,10 @@ def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes]
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
             return None
+        # The header first: an index of more than ``limit`` entries is refused before its
+        # megabytes are read (a decision on the hook path must stay cheap in a big repository).
+        if not _header_ok(os.pread(fd, 12, 0), limit):
+            return None
         data = os.read(fd, st.st_size + 1)
     except OSError:
         return None
@@ -48,10 +52,18 @@ def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes]
         return None
 
 
+def _header_ok(head: bytes, limit: int) -> bool:
+    """A ``DIRC`` signature, a version this reader knows, at most ``limit`` entries."""
+    if len(head) < 12:
+        return False
+    sig, version, count = struct.unpack_from(">4sII", head, 0)
+    return sig == b"DIRC" and version in (2, 3, 4) and count <= limit
+
+
 def _parse(data: bytes, hash_size: int, limit: int) -> list[bytes] | None:
-    sig, version, count = struct.unpack_from(">4sII", data, 0)
-    if sig != b"DIRC" or version not in (2, 3, 4) or count > limit:
+    if not _header_ok(data[:12], limit):
         return None
+    version, count = struct.unpack_from(">II", data, 4)
     end = len(data) - hash_size    # the trailing checksum
     pos, out, prev = 12, [], b""
     for _ in range(count):
