@@ -142,6 +142,11 @@ class Gate:
         engine = self._load()
         return engine.rule_notices if engine is not None else ()
 
+    def rules(self) -> Any:
+        """The policy's rules (``permission.RuleSet``), None when the config does not load."""
+        engine = self._load()
+        return engine.rules if engine is not None else None
+
     def check(self, command: str, cwd: str | Path | None = None) -> Verdict:
         """The verdict on ``command`` run from ``cwd`` (default: the workspace)."""
         engine = self._load()
