@@ -153,8 +153,10 @@ def assert_contained(world: dict, grant: str, before: dict[str, str], procs: lis
     assert not changed, sorted(changed)
 
 
-def confined_line(world: dict, cmd: str, grant: str, tier: str = "") -> str:
-    """The line for ``cmd`` under ``grant``; ``tier`` "landlock" forces that tier."""
+def confined_line(world: dict, cmd: str, grant: str, tier: str = "",
+                  guarded: tuple[str, ...] = ()) -> str:
+    """The line for ``cmd`` under ``grant``; ``tier`` "landlock" forces that tier;
+    ``guarded``: deny edit rules' paths (``RuleSet.guarded``)."""
     from shellgate.permission import Grant
     from shellgate.sandbox.enforce import HookTier, confine, hook_tier
     from shellgate.sandbox.locations import grant_policy
@@ -166,7 +168,7 @@ def confined_line(world: dict, cmd: str, grant: str, tier: str = "") -> str:
     os.environ.update(world["env"])  # the hook sees the agent's environment
     try:
         policy, _ = grant_policy(world["work"], write=g.write, network=g.network,
-                                 home=world["home"])
+                                 home=world["home"], guarded=guarded)
         forced = HookTier(Tier.LANDLOCK, None, hook_tier().bash) if tier == "landlock" else None
         return confine(cmd, policy, cwd=world["work"], tier=forced).line
     finally:
@@ -698,3 +700,21 @@ def test_a_read_rule_with_a_deep_glob_hides_only_what_it_names(tmp_path, shell, 
                 mode="bypassPermissions")
     done = run_line(world, shell, hso["updatedInput"]["command"])
     assert "CANARY" not in done.stdout
+
+
+@pytest.mark.parametrize("cmd", RULE_WRITES)
+def test_landlock_puts_back_what_an_edit_deny_rule_names(tmp_path, cmd):
+    """Landlock cannot make a path inside a writable root read-only: the line records what
+    the rules name and puts it back after the command (guard.py), as for implants."""
+    _landlock_or_skip()
+    from shellgate.permission import RuleSet
+
+    world = _rule_world(tmp_path)
+    ws = world["work"]
+    guarded = RuleSet.parse(deny=["Edit(./secrets/**)", "Edit(**/*.key)"]).guarded(str(ws))
+    before = snapshot(ws / "secrets", ws / "keys")
+    line = confined_line(world, cmd, "write", "landlock", guarded)
+    assert "--protect" in line
+    for shell in SHELLS:
+        run_line(world, shell, line)
+    assert snapshot(ws / "secrets", ws / "keys") == before, cmd
