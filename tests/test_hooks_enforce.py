@@ -354,7 +354,7 @@ def test_explain_hook_shows_the_line(tmp_path):
     assert "--unshare-net" in proc.stdout or "shellgate.sandbox.confine" in proc.stdout
 
 
-@pytest.mark.parametrize("cmd", ["git log -1", "git diff"])
+@pytest.mark.parametrize("cmd", ["git log -1", "git diff --stat"])
 def test_explain_hook_decides_as_the_claude_code_hook(tmp_path, cmd):
     """A global ``core.pager`` runs only on a terminal, which Claude Code's Bash tool never
     gives: its hook allows ``git log``; plain ``explain`` (any caller, maybe a terminal) asks,

@@ -23,6 +23,29 @@ _EXTENDED = 0x4000  # flags: a second 16-bit flags word follows (version 3+)
 _MAX_BYTES = 64 << 20
 
 
+def tracked(cwd: Path, limit: int = 10_000) -> tuple[Path, list[bytes] | None] | None:
+    """The work tree of ``cwd``'s repository and the names its index tracks. None: no
+    repository (git prints nothing there). Names None: a repository whose index is not read
+    exactly (no work tree, a config or gitdir file not read, :func:`names` None) — a caller
+    proves nothing from it."""
+    from . import config
+
+    try:
+        repo = config.discover(cwd)
+    except config.ConfigError:
+        return cwd, None
+    if repo is None:
+        return None
+    if repo.worktree is None:
+        return repo.gitdir, None
+    entries = config.read_config(repo.commondir / "config")
+    if entries is None:
+        return repo.worktree, None
+    fmt = [e.value for e in entries if e.section == "extensions" and e.key == "objectformat"]
+    sha256 = bool(fmt) and (fmt[-1] or "").lower() == "sha256"
+    return repo.worktree, names(repo.gitdir, 32 if sha256 else 20, limit)
+
+
 def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes] | None:
     """The index's path names, in index order (a conflicted path once per stage); None when
     the index cannot be read exactly (the module docstring). No index: an empty list."""

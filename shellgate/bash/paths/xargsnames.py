@@ -313,22 +313,12 @@ def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
 def _index_plain(cwd: Path) -> bool:
     """Every entry of the index of ``cwd``'s repository has plain components (what ``git
     ls-files`` may print there); false when there is no work tree or the index is not read."""
-    from ..git import config as gitconfig
     from ..git import index
 
-    try:
-        repo = gitconfig.discover(cwd)
-    except gitconfig.ConfigError:
+    found = index.tracked(cwd, BUDGET)
+    if found is None or found[1] is None:
         return False
-    if repo is None or repo.worktree is None:
-        return False
-    entries = gitconfig.read_config(repo.commondir / "config")
-    if entries is None:
-        return False
-    fmt = [e.value for e in entries if e.section == "extensions" and e.key == "objectformat"]
-    names = index.names(repo.gitdir, 32 if fmt and (fmt[-1] or "").lower() == "sha256" else 20, BUDGET)
-    if names is None:
-        return False
+    names = found[1]
     try:
         return all(_PLAIN.fullmatch(p) for n in names for p in n.decode("ascii").split("/"))
     except UnicodeDecodeError:
