@@ -186,8 +186,9 @@ def _rooted(alt: str, exclude: tuple[str, ...], home: Path, disk: Disk) -> list[
     pattern that may match anywhere (the workspace walk finds those)."""
     if alt.startswith("~/"):
         return _on_disk(home, alt[2:].split("/"), exclude, disk)
-    if alt.startswith("/"):   # /proc is the sandbox's own
-        return [] if alt.startswith("/proc/") else _on_disk(Path("/"), alt[1:].split("/"), exclude, disk)
+    if alt.startswith("/"):   # /proc and /dev are the sandbox's own (no disk, no memory device)
+        return [] if alt.startswith(("/proc/", "/dev/")) else _on_disk(Path("/"), alt[1:].split("/"),
+                                                                       exclude, disk)
     return None
 
 

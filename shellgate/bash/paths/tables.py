@@ -111,6 +111,11 @@ LEAK_RULES: tuple[PathRule, ...] = (
     # --- System and process secrets ---
     _leak("/etc/{shadow,gshadow,shadow-,gshadow-}", "password hashes"),
     _leak("/etc/security/opasswd", "old password hashes"),
+    _leak("/dev/{sd*,hd*,vd*,xvd*,nvme*,mmcblk*,dm-*,md*,loop*,nbd*,sr*,zram*,ram*}",
+          "a raw block device: every file on the disk, secrets included"),
+    _leak("/dev/{disk,mapper,block}/**", "raw block devices by id, label or mapping"),
+    _leak("/dev/{mem,kmem,port}", "physical and kernel memory"),
+    _leak("/proc/kcore", "the kernel's memory"),
     _leak("/proc/*/environ", "another process's environment (tokens in env vars)"),
     _leak("/proc/*/{mem,maps}", "another process's memory"),
     _leak("/proc/*/task/*/{environ,mem,maps}", "a thread's environment and memory (its process's)"),
