@@ -52,10 +52,14 @@ def _protected_in(root: Path) -> tuple[Path, ...]:
     return tuple(root / n for n in PROTECTED_NAMES)
 
 
-# A workspace virtualenv's import hooks: `.pth` lines run at every Python start (the table's
-# `**/site-packages/*.pth`, at the places a project keeps its environment).
-_VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/*.pth" for venv in (".venv", "venv")
-                  for sp in ("site", "dist"))
+# A workspace virtualenv's hooks, at the places a project keeps its environment: `.pth` lines
+# and site/usercustomize run at every Python start, the activate scripts in the user's shell
+# (the table's `**/site-packages/*.pth`, `**/bin/activate*` …).
+_VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/{name}" for venv in (".venv", "venv")
+                  for sp in ("site", "dist")
+                  for name in ("*.pth", "sitecustomize.py", "usercustomize.py")) + tuple(
+    f"{venv}/bin/{name}" for venv in (".venv", "venv")
+    for name in ("activate", "activate.*", "Activate.ps1", "activate_this.py"))
 
 
 # (alternative, exclusion globs, leak, implant, the table's pattern) for every entry.

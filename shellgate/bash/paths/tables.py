@@ -180,6 +180,8 @@ IMPLANT_RULES: tuple[PathRule, ...] = (
     _implant("~/.pip/**", "pip user config (legacy)"),
     _implant("**/{site,dist}-packages/*.pth", "import lines in .pth files run at every Python start"),
     _implant("**/{site,dist}-packages/{sitecustomize,usercustomize}.py", "runs at every Python start"),
+    _implant("**/bin/{activate,activate.csh,activate.fish,activate.nu,activate.ps1,activate_this.py}",
+             "a virtualenv's activate script runs in the user's own shell (IDE terminals source it)"),
     _implant("~/.{yarnrc,yarnrc.yml}", "yarnPath runs a program"),
     _implant("~/.m2/settings.xml", "Maven mirrors and plugins"),
     _implant("~/.gradle/{gradle.properties,init.gradle,init.d/**}", "Gradle init scripts run code"),
