@@ -29,7 +29,7 @@ REFUSED: dict[str, str] = {
     "shopt": "changes shell options", "enable": "enables or disables builtins",
     "umask": "changes the permissions of files created later", "ulimit": "changes resource limits",
     "kill": "sends signals to processes", "pkill": "sends signals to processes",
-    "killall": "sends signals to processes", "history": "may write the history file",
+    "killall": "sends signals to processes",
     "fc": "runs commands from the history", "coproc": "starts a coprocess",
     "chmod": "changes file permissions", "chown": "changes file owners", "chgrp": "changes file groups",
     "ln": "creates links", "dd": "copies raw data to files or devices", "truncate": "truncates files",

@@ -34,7 +34,7 @@ _INDEX_SRC = {
     "awk": "awk gawk mawk nawk",
     "jq": "jq",
     "shell": "cd pushd popd dirs echo true : false sleep exit return break continue shift times "
-             "wait jobs printf type hash test [ set",
+             "wait jobs printf type hash history test [ set",
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
             "locale getconf lscpu python python3 python2 pypy3 node pgrep",
     "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat tar",
