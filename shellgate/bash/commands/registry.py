@@ -37,7 +37,7 @@ _INDEX_SRC = {
              "wait jobs printf type hash history test [ set",
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
             "locale getconf lscpu python python3 python2 pypy3 node pgrep",
-    "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat tar",
+    "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat bzip2 bunzip2 xz unxz tar",
     "fileops": "mkdir touch cp mv rm rmdir tee",
     "network": "curl wget ssh ping ping6 dig host nslookup traceroute whois telnet nc ncat netcat",
     "git": "git",
