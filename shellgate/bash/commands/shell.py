@@ -128,6 +128,9 @@ def _set(p: Parsed, call: Call) -> Iterable[Finding]:
 
 
 SET = Command("set", reads=False, free=True, check=_set)
+# expr evaluates its words as an expression and prints the result (only --help/--version as its
+# one word are options; a regex match is data). It opens nothing (strace).
+EXPR = Command("expr", reads=False, free=True)
 
 COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, WAIT, JOBS, PRINTF, TYPE, HASH, HISTORY,
-            TEST, SET)
+            TEST, SET, EXPR)

@@ -223,13 +223,14 @@ COMMANDS: dict[str, CmdPaths] = {
         "sleep", "kill", "pkill", "killall", "ps", "pgrep", "id", "whoami", "groups", "uname",
         "pwd", "cd", "pushd", "popd", "dirs", "help", "yes", "seq",
         "expr", "printenv", "wait", "jobs", "fg", "bg", "disown", "umask",
-        "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "who", "test",
+        "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "test",
+        "pstree", "ifconfig",
         "[", "[[", "((", "let", "getopts", "caller", "notify-send",
         "break", "continue", "logout", "suspend",
     ), _NONE_INERT),
     # …these have options that do (`date -f FILE`, `history -r FILE`, `hostname -F FILE`)
     **dict.fromkeys((
-        "hash", "hostname", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
+        "hash", "hostname", "man", "info", "apropos", "whatis", "date", "history", "trap", "read", "mount",
         "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
     ), _NONE),
     **dict.fromkeys((
@@ -241,8 +242,8 @@ COMMANDS: dict[str, CmdPaths] = {
     **dict.fromkeys((
         "wc", "file", "cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "cut",
         "paste", "join", "comm", "diff3", "sdiff", "cmp", "md5sum", "sha1sum",
-        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64", "base32",
-        "basenc", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold", "expand",
+        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "base64",
+        "base32", "basenc", "who", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold", "expand",
         "unexpand", "pr", "rev", "shuf", "look", "source", ".", "zcat", "zless", "zmore", "bzcat",
         "xzcat", "zstdcat", "lz4cat", "open", "xdg-open", "pbcopy", "xclip", "xsel", "wl-copy",
         "lua", "Rscript", "tclsh", "osascript", "deno", "bun", "tsx", "ts-node",
@@ -305,7 +306,7 @@ GIT_GREP_FILES = _GIT_GREP_FILES
 PURE_READERS: frozenset[str] = _fs(
     "wc", "file", "cat", "tac", "head", "tail", "more", "nl", "cut", "paste", "join", "comm", "cmp",
     "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
-    "base64", "base32", "basenc", "od", "hexdump", "hd", "strings", "column", "fold", "expand",
+    "shasum", "base64", "base32", "basenc", "od", "hexdump", "hd", "strings", "column", "fold", "expand",
     "unexpand", "rev", "look", "zcat", "bzcat", "xzcat", "grep", "egrep", "fgrep", "zgrep", "zegrep",
     "zfgrep", "rg", "ag", "ack", "ack-grep", "diff", "diff3", "cmp", "ls", "dir", "vdir", "stat", "du",
     "df", "realpath", "readlink", "namei", "lsattr", "getfacl", "exa", "eza", "date", "locate",
