@@ -31,12 +31,11 @@ _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmd
 def _effects(trace: str, program: str) -> list[str]:
     out = []
     for line in trace.splitlines():
-        if " execve(" in line and not re.search(rf'execve\("[^"]*/{re.escape(program)}"', line):
-            out.append(line)
-        elif " openat(" in line and _WRITE.search(line) and '"/dev/null"' not in line \
-                and '"/dev/tty"' not in line:
-            out.append(line)
-        elif _CHANGE.match(line) or (" connect(" in line and ("AF_INET" in line or "AF_UNIX" in line)):
+        foreign = " execve(" in line and not re.search(rf'execve\("[^"]*/{re.escape(program)}"', line)
+        writes = (" openat(" in line and _WRITE.search(line) and '"/dev/null"' not in line
+                  and '"/dev/tty"' not in line)
+        connects = " connect(" in line and ("AF_INET" in line or "AF_UNIX" in line)
+        if foreign or writes or connects or _CHANGE.match(line):
             out.append(line)
     return out
 
