@@ -21,7 +21,8 @@ READERS = [
     "xz -l a.xz", "xz -t a.xz", "xz -dc a.xz", "unxz -c a.xz", "xz -c a",
     "ifconfig", "ifconfig -a", "ifconfig -s lo", "mount", "mount -l", "mount -t proc",
     "w", "w -h root", "who", "who -a", "who am i", "pstree -ap", "pstree -p 1",
-    "shasum -a 256 a", "shasum -c SUMS", "expr length abc", "expr 6 \\* 7",
+    "shasum -a 256 a", "shasum -c SUMS", "expr length abc", "expr 6 \\* 7", "clear -T xterm",
+    "getopt -o ab: -- -a x", "look -f hel a",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
 _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"

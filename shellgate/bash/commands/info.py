@@ -138,6 +138,11 @@ PSTREE = Command("pstree", reads=False, max_operands=1, safe=[
     Flag("-T", "--hide-threads"), Flag("-u", "--uid-changes"), Flag("-U", "--unicode"),
     Flag("-V", "--version"), Flag("-Z", "--security-context")])
 
+# ncurses clear prints the terminal's clear sequence from terminfo (-T names the terminal type;
+# a name holding a / is refused by ncurses, strace: no file opened for it).
+CLEAR = Command("clear", reads=False, max_operands=0, abbrev=False, safe=[
+    Flag("-T", takes=V), Flag("-V"), Flag("-x")])
+
 COMMANDS = (DATE, UNAME, ID, WHOAMI, GROUPS, HOSTNAME, NPROC, UPTIME, ARCH, TTY, LOGNAME, PRINTENV,
-            FREE, PS, LOCALE, GETCONF, LSCPU, PGREP, IFCONFIG, MOUNT, W, WHO, PSTREE)
+            FREE, PS, LOCALE, GETCONF, LSCPU, PGREP, IFCONFIG, MOUNT, W, WHO, PSTREE, CLEAR)
 CUSTOM = dict.fromkeys(("python", "python3", "python2", "pypy3", "node"), version_only)

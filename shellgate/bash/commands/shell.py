@@ -131,6 +131,12 @@ SET = Command("set", reads=False, free=True, check=_set)
 # expr evaluates its words as an expression and prints the result (only --help/--version as its
 # one word are options; a regex match is data). It opens nothing (strace).
 EXPR = Command("expr", reads=False, free=True)
+# util-linux getopt parses the words after its own options and prints them quoted for a shell.
+GETOPT = Command("getopt", reads=False, permute=False, safe=[
+    Flag("-a", "--alternative"), Flag("-l", "--longoptions", takes=V), Flag("-n", "--name", takes=V),
+    Flag("-o", "--options", takes=V), Flag("-q", "--quiet"), Flag("-Q", "--quiet-output"),
+    Flag("-s", "--shell", takes=V), Flag("-T", "--test"), Flag("-u", "--unquoted"),
+    Flag("-h", "--help"), Flag("-V", "--version")])
 
 COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, WAIT, JOBS, PRINTF, TYPE, HASH, HISTORY,
-            TEST, SET, EXPR)
+            TEST, SET, EXPR, GETOPT)

@@ -435,9 +435,10 @@ def _wild(cmd: Command, p: Parsed, w: Word, cwds: Sequence[Path] | None,
         if globs_here and cmd.wild is None and cmd.check is None and cmd.effect is Effect.READ \
                 and glob_operands(w, cwds, line_writes):
             return  # every name it may become is an operand: the table reads it as one
-        p.findings.append(Finding(
-            f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
-            w.span, "readonly.wild"))
+        what = ("an option of {} (which has unsafe options)" if cmd.unsafe else
+                "words of {} that must be seen (another operand or an option)")
+        p.findings.append(Finding(f"{w.text!r} may expand to {what.format(cmd.name)}", w.span,
+                                  "readonly.wild"))
     elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)
                                    or creates_option_name(line_writes, cwds)):
         why = ("known only at run time" if not w.static else
