@@ -56,3 +56,19 @@ def test_home_start_point(tmp_path: Path, home: str, readonly: bool) -> None:
     ctx = Context(cwd=tmp_path, workspace=tmp_path, home=Path(home))
     for cmd in ("find $HOME -name x", 'find "$HOME/src" -name x', "find ${HOME} -type d"):
         assert analyse(cmd, ctx).readonly is readonly, cmd
+
+
+def test_a_primary_value_that_splits_is_not_data(tmp_path: Path) -> None:
+    """``-name *e*`` with files ``+e`` and ``-delete`` is ``-name +e -delete`` to the real find,
+    which then deletes every ``+e`` below; the gate allowed it (the value was skipped unread),
+    as it allowed ``-size $(echo 1 -delete)``."""
+    (tmp_path / "d").mkdir()
+    for name in ("+e", "-delete", "d/+e"):
+        (tmp_path / name).write_text("x")
+    ctx = Context(cwd=tmp_path, workspace=tmp_path, home=tmp_path / "home")
+    for cmd in ("find . -name *e*", "find . -size $(echo 1 -delete)"):
+        assert not analyse(cmd, ctx).readonly, cmd
+    assert analyse('find . -name "*e*"', ctx).readonly
+    if BASH is not None and shutil.which("find") is not None:
+        subprocess.run([BASH, "-c", "find . -name *e*"], cwd=tmp_path, capture_output=True)
+        assert not (tmp_path / "d" / "+e").exists()   # what the real find did

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from ..ir import Via, Word
-from .spec import Call, Finding, expanded_here, glob_operands, is_wild
+from .spec import Call, Finding, expanded_here, glob_operands, is_wild, may_split
 
 # Primaries and how many argument words each takes (the warnings read find's expression with it).
 PRIMARIES: dict[str, int] = {
@@ -76,6 +76,21 @@ def _known_start(w: Word, call: Call) -> bool:
     return not any(os.path.basename(p) in _OPERATORS for p in writes)
 
 
+def _may_split_value(w: Word, call: Call) -> bool:
+    """Whether a primary's value may become several words (``-size $(echo 1 -delete)``,
+    ``-name *e*`` with files ``+e`` and ``-delete``: ``-name +e -delete``): an unquoted
+    expansion, or a glob not proved like a start point (a plain name more is a parse error for
+    find, a ``-…`` word or an operator would be read as the expression)."""
+    if w.glob:
+        return not _known_start(w, call)
+    return not w.static and may_split(w)
+
+
+def _split_value(primary: str, w: Word, call: Call) -> Finding:
+    return Finding(f"find {primary} {w.text!r}: the value may split into more expression words "
+                   "(-delete, -exec …)", w.span, "readonly.wild")
+
+
 def _check(call: Call) -> list[Finding]:
     args: Sequence[Word] = call.command.args
     out: list[Finding] = []
@@ -109,10 +124,10 @@ def _check(call: Call) -> list[Finding]:
         if t == "-files0-from" and i < n and not args[i].static:
             out.append(Finding("find -files0-from reads its start points from a file only known at run "
                                "time (it could be a secret)", args[i].span, "readonly.dynamic_path"))
-        if t in PRIMARIES:
-            i += PRIMARIES[t]
-        elif _NEWER_XY.fullmatch(t):
-            i += 1
+        if t in PRIMARIES or _NEWER_XY.fullmatch(t):
+            k = PRIMARIES.get(t, 1)
+            out.extend(_split_value(t, v, call) for v in args[i:i + k] if _may_split_value(v, call))
+            i += k
         elif t == "-delete":
             out.append(Finding("find -delete deletes files", w.span, "readonly.flag"))
         elif t in _WRITES:
