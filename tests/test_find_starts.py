@@ -24,13 +24,15 @@ from shellgate.bash.facts import Context
 BASH = shutil.which("bash")
 OPERATORS = {"(", ")", "!", ","}
 
-names = st.lists(st.sampled_from(["a", "b.c", "-x", "-delete", "(", ")", "!", ",", "x!", "(y", "_"]),
+names = st.lists(st.sampled_from(["a", "b.c", "-x", "-delete", "(", ")", "!", ",", "x!", "(y", "_",
+                                  "\u201cq", "b-delete"]),
                  max_size=5, unique=True)
 
 
 @pytest.mark.skipif(BASH is None or shutil.which("find") is None, reason="no bash or find")
 @settings(max_examples=100, deadline=None)
-@given(files=names, glob=st.sampled_from(["*", "?", "*.c", "?*", "*x*"]))
+@given(files=names, glob=st.sampled_from(["*", "?", "*.c", "?*", "*x*", "x*", "b*", "a{b,-delete}",
+                                          "\u201c*"]))
 def test_accepted_glob_start_points_are_start_points(files: list[str], glob: str) -> None:
     with tempfile.TemporaryDirectory() as d:
         here = Path(d)

@@ -54,9 +54,20 @@ _CLEAN_HOME = re.compile(r"/[A-Za-z0-9._+@%,=:/-]*")
 _MAX_SCAN = 5000
 
 
+def _literal_head(w: Word) -> bool:
+    """A static glob or brace word whose first character is a literal that no expression word
+    starts with: every word it may become starts with it too (``“*.jpg”``, ``src*``,
+    ``a{b,c}``), so none is an operator or a ``-…`` primary."""
+    return w.static and w.text[:1] not in ("", "-", "(", ")", "!", ",", "*", "?", "[", "{", "\\",
+                                            "~", "^", "#", "=")
+
+
 def _known_start(w: Word, call: Call) -> bool:
     """Whether a start point bash still expands can only become start points (module
-    docstring): ``$HOME`` with a plain tail, or a proved plain glob."""
+    docstring): ``$HOME`` with a plain tail, a glob that starts with a literal character, or a
+    proved plain glob."""
+    if _literal_head(w):
+        return True
     ctx = call.ctx
     if not w.glob and _HOME_WORD.fullmatch(w.raw):
         return (_CLEAN_HOME.fullmatch(str(ctx.home)) is not None
