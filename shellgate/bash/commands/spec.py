@@ -422,6 +422,10 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
         p.findings.append(Finding(
             f"xargs appends its input as arguments to {cmd.name}, which has unsafe options",
             None, "readonly.wild"))
+    elif wild_tail and cmd.max_operands is not None:   # `… | xargs hostname`: sets the host name
+        p.findings.append(Finding(
+            f"xargs may give {cmd.name} more than {cmd.max_operands} operand(s), and {cmd.name} "
+            f"{cmd.extra_operand}", None, "readonly.operand"))
     _operand_count(cmd, p)
     return p
 

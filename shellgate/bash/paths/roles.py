@@ -71,6 +71,7 @@ _GREP_RECURSE = _fs("-r", "-R", "--recursive", "--dereference-recursive", "-d=re
                     "--directories=recurse")
 _GREP = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
                  data_opts=_fs("-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--context",
+                               "--after-context", "--before-context",
                                "--include", "--exclude", "--exclude-dir", "--label", "--color",
                                "--colour", "-d", "-D", "--directories", "--devices"),
                  read_opts=_fs("-f", "--file", "--exclude-from"),
