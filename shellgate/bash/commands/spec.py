@@ -420,7 +420,8 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
     p.operands.extend(reading.operands)
     if wild_tail and not cmd.wild_ok:
         p.findings.append(Finding(
-            f"xargs appends its input as arguments to {cmd.name}, which has unsafe options",
+            f"xargs appends its input as arguments to {cmd.name}, "
+            + ("which has unsafe options" if cmd.unsafe else "whose operands its own check must see"),
             None, "readonly.wild"))
     elif wild_tail and cmd.max_operands is not None:   # `… | xargs hostname`: sets the host name
         p.findings.append(Finding(

@@ -9,9 +9,11 @@ plain when all of this holds:
 
 * the stage feeding xargs (through ``|``, not ``|&``) is a ``find`` that only tests and prints
   names (no ``-printf``/``-ls``/``-exec``/``-L`` …), with static start points;
-* xargs reads that pipe (no ``-a``), splits as usual or at NULs (no ``-d``);
-* the command xargs runs is a table command (not git or a wrapper: an appended word could pick
-  a subcommand or a program), given its pattern or program already (``sed``'s script is never
+* xargs reads that pipe (no ``-a``, no redirect of its stdin: ``xargs cat <<EOF`` reads the
+  names from the here-doc), splits as usual or at NULs (no ``-d``);
+* the command xargs runs is a table command that reads its operands (not git or a wrapper: an
+  appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``: the path
+  roles say it writes them), given its pattern or program already (``sed``'s script is never
   a name find printed: a directory named ``e`` would be sed's "execute" command);
 * every entry below every start point — a full walk, links not followed, as find walks — has a
   plain name: no blank, quote, backslash or control character, none starting with ``-``
@@ -100,7 +102,8 @@ def _roots(script: Script, index: int) -> list[str] | None:
     if not xargs.words or cmd.words[0].span[0] <= xargs.words[0].span[1]:
         return None   # spans that cannot tell where the inner command starts (a nested script)
     null: set[bool] = set()
-    if xargs.name != "xargs" or not _xargs_ok(xargs.words[1:], cmd.words[0], null):
+    if xargs.name != "xargs" or not _xargs_ok(xargs.words[1:], cmd.words[0], null) \
+            or any(_stdin(r) for r in (*xargs.redirects, *cmd.redirects)):
         return None
     feeder, filtered = _producer(script, cmd.parent)
     if feeder is None or (filtered and null):   # the filters split lines, not NUL-ended names
@@ -142,6 +145,12 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
             elif check_path(root, PathOp.READ, replace(ctx, cwd=c)) is not None:
                 return False   # a start point that is a file is itself a name xargs passes on
     return True
+
+
+def _stdin(r) -> bool:
+    """A redirect that replaces xargs's stdin (``xargs cat <<EOF``, ``< list``): the names then
+    come from it, not from the producer's pipe."""
+    return r.fd == 0 or (r.fd is None and r.op.startswith("<"))
 
 
 def _xargs_ok(words: tuple[Word, ...], first_inner: Word, null: set[bool]) -> bool:
@@ -429,10 +438,16 @@ def _reads_given_names(cmd) -> bool:
     are then more operands of the same kind."""
     from ..commands import registry
     from ..commands.spec import Command, read_args
+    from .roles import COMMANDS as ROLES
+    from .roles import Role
 
     spec = registry.lookup(cmd.name or "")
     if not isinstance(spec, Command) or spec.free or spec.max_operands is not None:
         return False
+    role = ROLES.get(cmd.name or "")
+    if role is not None and (role.operands in (Role.WRITE, Role.RW, Role.ATTR) or role.dest
+                             or role.second_writes):
+        return False   # `find docs | xargs tee` truncates every file below docs
     if spec.pattern_from is None:
         return True
     parsed = read_args(spec, cmd.args)
