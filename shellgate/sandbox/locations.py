@@ -54,12 +54,14 @@ def _protected_in(root: Path) -> tuple[Path, ...]:
 
 # A workspace virtualenv's hooks, at the places a project keeps its environment: `.pth` lines
 # and site/usercustomize run at every Python start, the activate scripts in the user's shell
-# (the table's `**/site-packages/*.pth`, `**/bin/activate*` …).
+# (the table's `**/site-packages/*.pth`, `**/bin/activate*` …). A glob protects only what
+# exists (a literal name that is missing is watched and its creation undone, guard.py): a new
+# virtualenv must be creatable with its .pth files and activate scripts; an existing one's
+# are the implant. No virtualenv writes a sitecustomize.py of its own.
 _VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/{name}" for venv in (".venv", "venv")
                   for sp in ("site", "dist")
                   for name in ("*.pth", "sitecustomize.py", "usercustomize.py")) + tuple(
-    f"{venv}/bin/{name}" for venv in (".venv", "venv")
-    for name in ("activate", "activate.*", "Activate.ps1", "activate_this.py"))
+    f"{venv}/bin/{name}" for venv in (".venv", "venv") for name in ("activate*", "?ctivate.ps1"))
 
 
 # (alternative, exclusion globs, leak, implant, the table's pattern) for every entry.
