@@ -10,6 +10,10 @@
 
     python bench/hook_enforce.py [--runs 61] [--commands 2500] [--show 40]
 
+Run it as the user the agent runs as (``su USER -c 'python bench/hook_enforce.py'``, with an
+interpreter that user can read): as root the line also hides the files only root can open
+(``/etc/shadow`` and its kin), five more mounts.
+
 Needs bwrap (or Landlock); the corpus is optional (step 2 is skipped without it).
 """
 
@@ -166,6 +170,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="sg-bench-", dir="/var/tmp") as tmp:
         tree = project_tree(Path(tmp))
         line = confine_grant("true", tree, tree, write=False, network=False, tier=tier).line
+        import pwd
+
+        masks = line.count("--ro-bind /dev/null ") + line.count("--tmpfs ") - 1  # not /tmp
+        print(f"as {pwd.getpwuid(os.getuid()).pw_name} (uid {os.getuid()}), load "
+              f"{os.getloadavg()[0]:.2f}; the line is {len(line)} bytes and hides {masks} "
+              "paths (root's add /etc/shadow & co., which other users cannot open anyway)")
         o = paired_ms(["bash", "-c", "true"], ["bash", "-c", line], args.runs, str(tree))
         print(f"overhead ({tier.tier}): bash -c true {o['plain']:.2f} ms, confined "
               f"{o['confined']:.2f} ms, median of {args.runs} interleaved; added (paired): median "

@@ -105,16 +105,20 @@ class Gate:
     verdict is then a deny that names the problem.
     Checking records nothing in the audit log and stores no approval (it is a dry run); it
     assumes commands would run in the sandbox.
+    ``terminal``: whether the runner may give a command a terminal on its streams (default
+    True, the cautious reading); False judges as a caller whose runner never does (BashTool,
+    MCP, Claude Code's Bash tool), where git starts no pager (``Context.terminal``).
     """
 
     def __init__(self, workspace: str | Path = ".", mode: str | None = "balanced",
                  config: str | Path | None = None, plan: bool = False,
-                 home: str | Path | None = None) -> None:
+                 home: str | Path | None = None, terminal: bool = True) -> None:
         self.workspace = Path(workspace).absolute()
         self.mode = mode
         self.config = config
         self.plan = plan
         self.home = home
+        self.terminal = terminal
         self._engine: Any = None
         self._error: str | None = None
 
@@ -127,6 +131,7 @@ class Gate:
             try:
                 self._engine = load_engine(self.workspace, self.mode, self.config, self.plan,
                                            ask_as_deny=False, audit=False, home=self.home)
+                self._engine.set_terminal(self.terminal)
             except Exception as exc:  # ConfigError and anything else: fail closed
                 self._error = f"configuration error: {exc}"
         return self._engine
@@ -136,6 +141,11 @@ class Gate:
         does not load: ``check`` then reports that error instead)."""
         engine = self._load()
         return engine.rule_notices if engine is not None else ()
+
+    def rules(self) -> Any:
+        """The policy's rules (``permission.RuleSet``), None when the config does not load."""
+        engine = self._load()
+        return engine.rules if engine is not None else None
 
     def check(self, command: str, cwd: str | Path | None = None) -> Verdict:
         """The verdict on ``command`` run from ``cwd`` (default: the workspace)."""
@@ -161,7 +171,8 @@ def _analyse_only(command: str, cwd: str | None, gate: Gate) -> Analysis:
     from .bash.analysis import analyse
     from .bash.facts import Context
 
-    return analyse(command, Context.here(cwd=cwd, workspace=gate.workspace, home=gate.home))
+    return analyse(command, Context.here(cwd=cwd, workspace=gate.workspace, home=gate.home,
+                                         terminal=gate.terminal))
 
 
 def _unanalysed(command: str, reason: str) -> Analysis:

@@ -24,8 +24,10 @@ _CHUNK = 64
 _WINDOW_CHUNKS = 4     # per worker: chunks in flight before reading more input
 
 
-def make_gate(mode: str | None, cwd: str | None, config: str | None, plan: bool) -> Gate:
-    return Gate(workspace=cwd or os.getcwd(), mode=mode, config=config, plan=plan)
+def make_gate(mode: str | None, cwd: str | None, config: str | None, plan: bool,
+              terminal: bool = True) -> Gate:
+    return Gate(workspace=cwd or os.getcwd(), mode=mode, config=config, plan=plan,
+                terminal=terminal)
 
 
 def announce_rules(gate: Gate) -> None:

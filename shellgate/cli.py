@@ -130,7 +130,14 @@ def _click_main(args: list[str]) -> None:
         from .checkcli import announce_rules, exit_code, make_gate, verdict_json
         from .render import print_explain
 
-        gate = make_gate(mode, cwd, config, plan)
+        # With --hook the verdict is the Claude Code hook's, whose Bash tool gives a command
+        # no terminal (its AgentSpec): the line shown below is that hook's too.
+        terminal = True
+        if show_hook:
+            from .integrations.claude_code import SPEC
+
+            terminal = SPEC.terminal
+        gate = make_gate(mode, cwd, config, plan, terminal=terminal)
         announce_rules(gate)
         verdict = gate.check(command, cwd=cwd)
         if as_json:
@@ -138,19 +145,23 @@ def _click_main(args: list[str]) -> None:
         else:
             print_explain(verdict)
         if show_hook and not as_json:
-            click.echo(hook_line(verdict, str(gate.workspace), cwd or str(gate.workspace), config))
+            click.echo(hook_line(verdict, gate, cwd or str(gate.workspace), config))
         sys.exit(exit_code(verdict))
 
-    def hook_line(verdict: Any, workspace: str, cwd: str, config: str | None) -> str:
+    def hook_line(verdict: Any, gate: Any, cwd: str, config: str | None) -> str:
         """What ``explain --hook`` adds: what the hook's own enforcement step (hookio.enforce)
-        makes of this verdict — the reason it would give and the line the agent would run."""
+        makes of this verdict — the reason it would give and the line the agent would run,
+        with what the policy's rules hide and keep read-only, as the hook has them."""
         from .integrations.hookio import Call, Outcome, ToolKind, enforce
 
         if verdict.decision != "allow":
             return f"\nhook: {verdict.decision} — nothing runs, nothing is rewritten"
+        rules = gate.rules()
         call = Call("claude-code", "Bash", ToolKind.BASH, command=verdict.command, cwd=cwd)
-        out = enforce(call, Outcome("allow", verdict.reason, capability=verdict.capability),
-                      {"command": verdict.command}, workspace, config)
+        allowed = Outcome("allow", verdict.reason, capability=verdict.capability,
+                          watched=rules.watched(cwd) if rules else (),
+                          guarded=rules.guarded(cwd) if rules else ())
+        out = enforce(call, allowed, {"command": verdict.command}, str(gate.workspace), config)
         line = f"\n{out.updated_input['command']}" if out.updated_input else ""
         return f"\nhook: {out.decision} — {out.reason}{line}"
 

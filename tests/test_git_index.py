@@ -87,6 +87,25 @@ def test_what_is_not_read_exactly_is_none(tmp_path: Path, how: str) -> None:
     assert names(r / ".git", limit=limit) is None
 
 
+def test_an_index_past_the_bound_is_refused_from_its_header(tmp_path: Path, monkeypatch) -> None:
+    """An index of more entries than the bound is refused after its 12-byte header: its body
+    (here 32 MiB) is never read, so a big repository costs the hook path nothing."""
+    import struct
+
+    gitdir = tmp_path / ".git"
+    gitdir.mkdir()
+    with open(gitdir / "index", "wb") as f:
+        f.write(struct.pack(">4sII", b"DIRC", 2, 10_001))
+        f.truncate(32 << 20)
+    sizes: list[int] = []
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: sizes.append(n) or real_read(fd, n))
+    assert names(gitdir) is None
+    assert sizes == []
+    monkeypatch.undo()
+    assert names(gitdir, limit=10_001) is None        # within the bound: read, then refused
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=400), st.sampled_from([20, 32]))
 def test_parse_never_raises_beyond_its_own_errors(data: bytes, hash_size: int) -> None:

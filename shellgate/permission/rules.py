@@ -134,8 +134,14 @@ class Rule:
         assert self.path is not None
         base = self.base or subj.cwd
         below = e.below
-        if below is None and not whole and e.op is PathOp.WRITE and os.path.isdir(e.real):
-            below = "**"   # `rm -r dir`, `mv dir x`, `cp a dir/`: what is below it changes
+        if below is None and not whole and e.op is PathOp.WRITE:
+            if _GLOB_MAGIC & set(e.path):
+                # `rm -rf *`, `rm -r s*/`: a written glob is every path it may match, each a
+                # directory maybe, and all below them (a literal `*` in a name: also met)
+                root, below = _glob_tree(e.path)
+                return self.path.meets(root, below, home=subj.home, base=base, cwd=subj.cwd)
+            if os.path.isdir(e.real):
+                below = "**"   # `rm -r dir`, `mv dir x`, `cp a dir/`: what is below it changes
         if below is not None and not whole:
             return any(self.path.meets(p, below, home=subj.home, base=base, cwd=subj.cwd)
                        for p in {e.path, e.real})
@@ -186,6 +192,15 @@ class Rule:
 
 
 _STAR = CommandPattern.compile("*")
+_GLOB_MAGIC = frozenset("*?[")
+
+
+def _glob_tree(path: str) -> tuple[str, str]:
+    """A written glob as a tree: its literal leading directories, and the rest as the glob
+    below them, with everything under what it matches (``/w/s*/x`` -> ``/w``, ``s*/x/**``)."""
+    parts = path.split("/")
+    first = next(i for i, seg in enumerate(parts) if _GLOB_MAGIC & set(seg))
+    return "/".join(parts[:first]) or "/", "/".join(parts[first:]) + "/**"
 
 
 @cache
@@ -333,6 +348,17 @@ class RuleSet:
         out: list[str] = []
         for r in (*self.deny, *self.ask):
             if r.path is not None and r.path_op is PathOp.READ:
+                out += r.path.table_globs(base=r.base or cwd, cwd=cwd)
+        return tuple(dict.fromkeys(out))
+
+    def guarded(self, cwd: str) -> tuple[str, ...]:
+        """What the deny ``Edit(…)``/``Write(…)`` rules name, in the sensitive table's syntax:
+        a sandbox binds it read-only, so that no command the classifier misread (``truncate``,
+        ``dd of=``, a script) writes it. Deny only: an ask rule is a prompt the classifier
+        raises, and a remembered approval of it must still be able to write."""
+        out: list[str] = []
+        for r in self.deny:
+            if r.path is not None and r.path_op is PathOp.WRITE:
                 out += r.path.table_globs(base=r.base or cwd, cwd=cwd)
         return tuple(dict.fromkeys(out))
 

@@ -310,10 +310,11 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
 
 def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write: bool,
                   network: bool, tier: HookTier | None = None,
-                  watched: tuple[str, ...] = ()) -> Confined:
+                  watched: tuple[str, ...] = (), guarded: tuple[str, ...] = ()) -> Confined:
     """:func:`confine` under the grant's policy for ``workspace``
-    (:func:`.locations.grant_policy`; ``watched``: the policy's read rules, masked too), with
-    that policy's notes. Raises :class:`CannotConfine`.
+    (:func:`.locations.grant_policy`; ``watched``: the policy's read rules, masked too;
+    ``guarded``: its deny edit rules, read-only too), with that policy's notes. Raises
+    :class:`CannotConfine`.
 
     The line around the command is remembered in shellgate's cache with every answer of the
     disk it was built from (:class:`.disk.Disk` recording): a hook is a new process per call,
@@ -322,7 +323,7 @@ def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write
     says the disk gives each answer again (one ``stat`` per path looked at); otherwise, or when
     an answer came from a directory changed within the last seconds, it is built anew."""
     tier = tier or hook_tier()
-    key = _line_key(workspace, cwd, write, network, tier) + [list(watched)]
+    key = _line_key(workspace, cwd, write, network, tier) + [list(watched), list(guarded)]
     plan = _remembered(key, tier)
     if plan is None:
         from .locations import grant_policy
@@ -330,7 +331,7 @@ def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write
         disk = Disk(record=True)
         try:
             policy, notes = grant_policy(workspace, write=write, network=network, disk=disk,
-                                         watched=watched)
+                                         watched=watched, guarded=guarded)
         except (OSError, ValueError) as exc:
             raise CannotConfine(f"the sandbox policy could not be built ({exc})") from None
         line = confine(_HOLE, policy, cwd=Path(cwd), tier=tier, disk=disk).line

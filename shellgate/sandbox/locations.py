@@ -52,10 +52,16 @@ def _protected_in(root: Path) -> tuple[Path, ...]:
     return tuple(root / n for n in PROTECTED_NAMES)
 
 
-# A workspace virtualenv's import hooks: `.pth` lines run at every Python start (the table's
-# `**/site-packages/*.pth`, at the places a project keeps its environment).
-_VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/*.pth" for venv in (".venv", "venv")
-                  for sp in ("site", "dist"))
+# A workspace virtualenv's hooks, at the places a project keeps its environment: `.pth` lines
+# and site/usercustomize run at every Python start, the activate scripts in the user's shell
+# (the table's `**/site-packages/*.pth`, `**/bin/activate*` …). A glob protects only what
+# exists (a literal name that is missing is watched and its creation undone, guard.py): a new
+# virtualenv must be creatable with its .pth files and activate scripts; an existing one's
+# are the implant. No virtualenv writes a sitecustomize.py of its own.
+_VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/{name}" for venv in (".venv", "venv")
+                  for sp in ("site", "dist")
+                  for name in ("*.pth", "sitecustomize.py", "usercustomize.py")) + tuple(
+    f"{venv}/bin/{name}" for venv in (".venv", "venv") for name in ("activate*", "?ctivate.ps1"))
 
 
 # (alternative, exclusion globs, leak, implant, the table's pattern) for every entry.
@@ -186,8 +192,9 @@ def _rooted(alt: str, exclude: tuple[str, ...], home: Path, disk: Disk) -> list[
     pattern that may match anywhere (the workspace walk finds those)."""
     if alt.startswith("~/"):
         return _on_disk(home, alt[2:].split("/"), exclude, disk)
-    if alt.startswith("/"):   # /proc is the sandbox's own
-        return [] if alt.startswith("/proc/") else _on_disk(Path("/"), alt[1:].split("/"), exclude, disk)
+    if alt.startswith("/"):   # /proc and /dev are the sandbox's own (no disk, no memory device)
+        return [] if alt.startswith(("/proc/", "/dev/")) else _on_disk(Path("/"), alt[1:].split("/"),
+                                                                       exclude, disk)
     return None
 
 
@@ -287,12 +294,13 @@ def workspace_secrets(root: Path, home: Path | None = None, disk: Disk | None = 
 
 
 def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str | Path | None = None,
-                 disk: Disk | None = None,
-                 watched: tuple[str, ...] = ()) -> tuple[Policy, tuple[str, ...]]:
+                 disk: Disk | None = None, watched: tuple[str, ...] = (),
+                 guarded: tuple[str, ...] = ()) -> tuple[Policy, tuple[str, ...]]:
     """The policy for a hook's confined command: :func:`build_policy` (nothing writable
-    unless ``write``) with the workspace's own secret files hidden too, and what the policy's
-    read rules name (``watched``, in the path table's syntax: ``Context.watched``). Returns it
-    with notes for the user (a secret walk cut short)."""
+    unless ``write``) with the workspace's own secret files hidden too, what the policy's
+    read rules name hidden (``watched``) and what its deny edit rules name read-only
+    (``guarded``; both in the path table's syntax: ``Context.watched``, ``RuleSet.guarded``).
+    Returns it with notes for the user (a secret walk cut short)."""
     from .._record import replace
 
     disk = disk or Disk()
@@ -303,5 +311,66 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str
     notes = () if complete else (f"the workspace's secret scan stopped after {SECRET_WALK} "
                                  "entries: secret files past them are not hidden",)
     home_path = base.home or Path(os.path.expanduser("~"))
-    named = [p for w in watched for p in _rooted(w, (), home_path, disk) or ()]
-    return replace(base, write=write, masked=base.masked + secrets + tuple(named)), notes
+    # names anywhere: the walk above found them; anchored ones: followed on disk
+    named = named_paths(watched, home_path, (), disk)
+    kept = guarded_paths(base.roots() if write else (), home_path, guarded, disk)
+    return replace(base, write=write, masked=base.masked + secrets + named,
+                   readonly=base.readonly + kept), notes
+
+
+def guarded_paths(roots: Iterable[Path], home: Path, guarded: tuple[str, ...],
+                  disk: Disk | None = None) -> tuple[Path, ...]:
+    """The paths inside the writable ``roots`` that the deny edit rules name (``guarded``, in
+    the path table's syntax: ``RuleSet.guarded``): bound read-only, so that a command the
+    classifier read wrongly (``truncate``, ``dd of=``, a script, ``find -delete``) still
+    cannot change them. Outside the roots everything is read-only already. A path that does
+    not exist yet cannot be bound: the classifier alone keeps it from being created."""
+    roots = tuple(roots)
+    return tuple(p for p in named_paths(guarded, home, roots, disk)
+                 if any(within(p, r) for r in roots))
+
+
+def named_paths(globs: tuple[str, ...], home: Path, walk: Iterable[Path],
+                disk: Disk | None = None) -> tuple[Path, ...]:
+    """The paths on disk that path-table globs name (a policy's rules: ``RuleSet.watched``,
+    ``RuleSet.guarded``). One anchored at HOME or ``/`` is followed on disk, and a trailing
+    ``/**`` names the directory whole; a ``**`` inside it (``/w/**/*.key``) is the secret walk
+    of the directory before it, keeping what the rest matches (never that directory whole:
+    ``Read(**/*.key)`` must not hide the workspace); a name anywhere (``*.key``) is the
+    secret walk of each ``walk`` root. Walks keep to the secret walk's bound."""
+    if not globs:
+        return ()
+    disk = disk or Disk()
+    out: list[Path] = []
+    below: list[tuple[Path, str]] = []   # (directory, the glob below it)
+    for g in globs:
+        head, deep, rest = g.partition("/**/")
+        found = _rooted(head if deep else g, (), home, disk)
+        if found is None:
+            below += [(Path(r), g) for r in walk]
+        elif deep:
+            below += [(d, rest) for d in found if disk.isdir(str(d))]
+        else:
+            out += found
+    for root, glob in below:
+        hits, _ = workspace_secrets(root, home, disk, (glob,))
+        out += [a for p in hits if (a := _named_anywhere(p, root, glob)) is not None]
+    return tuple(dict.fromkeys(out))
+
+
+def _named_anywhere(path: Path, root: Path, glob: str) -> Path | None:
+    """The highest of ``path`` and its parents below ``root`` whose last segments the
+    name-anywhere table glob matches (case folded, as the table folds it), or None (the walk
+    also finds the table's own secrets, and links leading to them)."""
+    import fnmatch
+
+    try:
+        rel = path.relative_to(root).parts
+    except ValueError:
+        return None
+    body = glob[:-3] if glob.endswith("/**") else glob
+    n = body.count("/") + 1
+    for end in range(n, len(rel) + 1):
+        if fnmatch.fnmatchcase("/".join(rel[end - n:end]).lower(), body.lower()):
+            return root.joinpath(*rel[:end])
+    return None

@@ -29,6 +29,7 @@ from .._record import record, replace
 from ..approval import CallContext, Capability, Decision, DecisionKind, Engine, Prompt, load_engine
 from ..bash.facts import Inherited
 from ..sandbox import Limits, Sandbox, Tier, build_policy, refusals
+from ..sandbox.locations import guarded_paths, named_paths
 from ..sandbox.policy import within
 from .settings import SandboxSettings, load_settings
 from .shell_state import SAVE, State, read
@@ -267,9 +268,11 @@ class BashTool:
         network = decision.capability is Capability.NETWORK
         limits = replace(self.limits, timeout=timeout) if timeout else self.limits
         try:
+            hidden, kept = self._rule_paths(workspace, str(cwd))
             policy = build_policy(workspace, base=self.workspace, home=self.home, network=network,
-                                  writable=self._extra_writable, readonly=self._extra_readonly,
-                                  masked=self._extra_masked,
+                                  writable=self._extra_writable,
+                                  readonly=(*self._extra_readonly, *kept),
+                                  masked=(*self._extra_masked, *hidden),
                                   env_passthrough=self.settings.env_passthrough,
                                   env_set=self.settings.env, limits=limits)
         except Exception as exc:  # never run a command under a policy we could not build
@@ -304,6 +307,20 @@ class BashTool:
                           signal=res.signal, timed_out=res.timed_out, truncated=res.truncated,
                           violations=res.violations, notes=notes, duration=duration,
                           background=res.background, **common)
+
+    def _rule_paths(self, workspace: Path, cwd: str) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """What the policy's read rules name, to hide, and what its deny edit rules name, to
+        keep read-only in the writable roots: the sandbox holds to the rules even where the
+        classifier misreads a command (as the hooks' confined line does)."""
+        rules = getattr(self.engine, "rules", None)
+        if rules is None:
+            return (), ()
+        watched, guarded = rules.watched(cwd), rules.guarded(cwd)
+        if not watched and not guarded:
+            return (), ()
+        home = Path(self.home) if self.home else Path.home()
+        roots = tuple(dict.fromkeys((workspace, Path(self.workspace), *map(Path, self._extra_writable))))
+        return named_paths(watched, home, (workspace,)), guarded_paths(roots, home, guarded)
 
     def _run_in_session(self, command: str, policy: Any, cwd: Path) -> tuple[Any, tuple[str, ...]]:
         """Run with the session's state restored in front and dumped by the EXIT trap; take

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..ir import Word
-from .spec import Call, Command, Finding, Flag, Parsed, Takes, run_checks
+from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes, run_checks
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -150,5 +150,48 @@ BZCAT = Command("bzcat", safe=[Flag("-s", "--small"), Flag("-q", "--quiet"), Fla
 XZCAT = Command("xzcat", safe=[Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-h", "--help"),
                                Flag("-V", "--version"), Flag("-T", "--threads", takes=V)])
 
-COMMANDS = (UNZIP, ZIPINFO, *ZCATS, *GZIPS, BZCAT, XZCAT)
+
+def _stdout_check(forms: tuple[str, ...], what: str) -> Check:
+    def check(p: Parsed, call: Call) -> Iterable[Finding]:
+        if not p.has(*forms) and not (p.has("-h", "-V", "-L", "-H") and not p.operands):
+            yield Finding(f"{call.command.name} writes a file for each file it is given (and deletes "
+                          f"the original unless -k) unless it {what}",
+                          call.command.span, "readonly.flag")
+    return check
+
+
+# bzip2 1.0.8 (bzip2/bunzip2 are one program): the same gzip rule — -c writes to stdout and
+# leaves the file (strace: -dc, -c and -t open their file read-only, nothing else). Long
+# options are compared whole, short ones bundle (-dc, -4v).
+_BZ = [Flag("-c", "--stdout"), Flag("-d", "--decompress"), Flag("-z", "--compress"),
+       Flag("-k", "--keep"), Flag("-f", "--force"), Flag("-t", "--test"), Flag("-q", "--quiet"),
+       Flag("-v", "--verbose"), Flag("-s", "--small"), Flag("--fast"), Flag("--best"),
+       *(Flag(f"-{n}") for n in range(1, 10)), Flag("-h", "--help"), Flag("-L", "--license"),
+       Flag("-V", "--version")]
+BZIP2S = tuple(Command(n, safe=_BZ, abbrev=False, check=_stdout_check(
+    ("-c", "-t"), "writes to stdout (-c) or tests (-t)")) for n in ("bzip2", "bunzip2"))
+
+# xz 5.4 (xz/unxz): -c, -t and -l (a listing) leave the files alone (strace as above); --files
+# and --files0 read the names to process from a file or stdin (names we cannot see).
+_XZ_FILTERS = ("--lzma1", "--lzma2", "--x86", "--arm", "--armthumb", "--arm64", "--powerpc",
+               "--ia64", "--sparc", "--delta")
+_XZ = [Flag("-z", "--compress"), Flag("-d", "--decompress", "--uncompress"), Flag("-t", "--test"),
+       Flag("-l", "--list"), Flag("-k", "--keep"), Flag("-f", "--force"),
+       Flag("-c", "--stdout", "--to-stdout"), Flag("--single-stream"), Flag("--no-sparse"),
+       Flag("-S", "--suffix", takes=V), Flag("-F", "--format", takes=V), Flag("-C", "--check", takes=V),
+       Flag("--ignore-check"), *(Flag(f"-{n}") for n in range(10)), Flag("-e", "--extreme"),
+       Flag("-T", "--threads", takes=V), Flag("--block-size", takes=V), Flag("--block-list", takes=V),
+       Flag("--flush-timeout", takes=V), Flag("--memlimit-compress", takes=V),
+       Flag("--memlimit-decompress", takes=V), Flag("--memlimit-mt-decompress", takes=V),
+       Flag("-M", "--memlimit", "--memory", takes=V), Flag("--no-adjust"),
+       *(Flag(f, takes=V, optional=True) for f in _XZ_FILTERS), Flag("-q", "--quiet"),
+       Flag("-v", "--verbose"), Flag("-Q", "--no-warn"), Flag("--robot"), Flag("--info-memory"),
+       Flag("-h", "--help"), Flag("-H", "--long-help"), Flag("-V", "--version")]
+_XZ_UNSAFE = {Flag("--files", takes=P, optional=True): "reads the names of the files to process from a file",
+              Flag("--files0", takes=P, optional=True): "reads the names of the files to process from a file"}
+XZS = tuple(Command(n, safe=_XZ, unsafe=_XZ_UNSAFE, check=_stdout_check(
+    ("-c", "-t", "-l", "--info-memory"), "writes to stdout (-c), tests (-t) or lists (-l)"))
+    for n in ("xz", "unxz"))
+
+COMMANDS = (UNZIP, ZIPINFO, *ZCATS, *GZIPS, BZCAT, XZCAT, *BZIP2S, *XZS)
 CUSTOM = {"tar": tar}

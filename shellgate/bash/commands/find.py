@@ -6,17 +6,25 @@ has its own reader here: ``find [-H|-L|-P] [-D opts] [-Olevel] [start…] [expre
 run a command: the parser's walker emits that command (``Via.FIND_EXEC``, parent = this find),
 and the classifier checks it like any other command — so ``find . -exec grep -l x {} +`` is
 read-only and ``find . -exec rm {} \\;`` is not. Here we only make sure the walker did emit a
-command for every ``-exec``, and that the start points are static, so that ``{}`` can only
-become a path starting with a start point, never an option of the inner command.
+command for every ``-exec``, and that the start points cannot become an expression word, so that
+``{}`` can only become a path starting with a start point, never an option of the inner command.
+
+A start point is static, or ``$HOME`` (``${HOME}``, quoted or not, maybe with a plain path
+after it: the context's home, the value bash gives ``~`` too, when it holds no blank or glob
+character; any assignment of HOME in the line already makes it not read-only), or a plain glob
+proved to expand to names find takes for start points (``find * -name x``: ``glob_operands``,
+and no name it may match is ``(``, ``)``, ``!`` or ``,``, which find would read as an
+operator).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
 from ..ir import Via, Word
-from .spec import Call, Finding, is_wild
+from .spec import Call, Finding, expanded_here, glob_operands, is_wild, may_split
 
 # Primaries and how many argument words each takes (the warnings read find's expression with it).
 PRIMARIES: dict[str, int] = {
@@ -40,6 +48,60 @@ _WRITES = {"-fprint": 1, "-fprint0": 1, "-fprintf": 2, "-fls": 1}
 _EXECS = ("-exec", "-execdir", "-ok", "-okdir")
 
 
+_OPERATORS = frozenset({"(", ")", "!", ","})
+_HOME_WORD = re.compile(r'(?P<q>"?)(?:\$HOME|\$\{HOME\})(?P<rest>(?:/[A-Za-z0-9._+@%,=:~-]*)*)(?P=q)')
+_CLEAN_HOME = re.compile(r"/[A-Za-z0-9._+@%,=:/-]*")
+_MAX_SCAN = 5000
+
+
+def _literal_head(w: Word) -> bool:
+    """A static glob or brace word whose first character is a literal that no expression word
+    starts with: every word it may become starts with it too (``“*.jpg”``, ``src*``,
+    ``a{b,c}``), so none is an operator or a ``-…`` primary."""
+    return w.static and w.text[:1] not in ("", "-", "(", ")", "!", ",", "*", "?", "[", "{", "\\",
+                                            "~", "^", "#", "=")
+
+
+def _known_start(w: Word, call: Call) -> bool:
+    """Whether a start point bash still expands can only become start points (module
+    docstring): ``$HOME`` with a plain tail, a glob that starts with a literal character, or a
+    proved plain glob."""
+    if _literal_head(w):
+        return True
+    ctx = call.ctx
+    if not w.glob and _HOME_WORD.fullmatch(w.raw):
+        return (_CLEAN_HOME.fullmatch(str(ctx.home)) is not None
+                and (ctx.inherited is None or all(n != "HOME" for n, _ in ctx.inherited.variables)))
+    if not (w.glob and expanded_here(call.command.via)
+            and glob_operands(w, call.cwds, call.line_writes)):
+        return False
+    for d in call.cwds or ():   # (glob_operands needs them known)
+        try:
+            with os.scandir(d) as it:
+                for budget, e in enumerate(it):
+                    if budget > _MAX_SCAN or e.name in _OPERATORS:
+                        return False
+        except OSError:
+            return False
+    writes = call.line_writes or ()
+    return not any(os.path.basename(p) in _OPERATORS for p in writes)
+
+
+def _may_split_value(w: Word, call: Call) -> bool:
+    """Whether a primary's value may become several words (``-size $(echo 1 -delete)``,
+    ``-name *e*`` with files ``+e`` and ``-delete``: ``-name +e -delete``): an unquoted
+    expansion, or a glob not proved like a start point (a plain name more is a parse error for
+    find, a ``-…`` word or an operator would be read as the expression)."""
+    if w.glob:
+        return not _known_start(w, call)
+    return not w.static and may_split(w)
+
+
+def _split_value(primary: str, w: Word, call: Call) -> Finding:
+    return Finding(f"find {primary} {w.text!r}: the value may split into more expression words "
+                   "(-delete, -exec …)", w.span, "readonly.wild")
+
+
 def _check(call: Call) -> list[Finding]:
     args: Sequence[Word] = call.command.args
     out: list[Finding] = []
@@ -56,7 +118,7 @@ def _check(call: Call) -> list[Finding]:
         w = args[i]
         if w.static and (w.text.startswith("-") or w.text in ("(", "!", ")", ",")):
             break
-        if is_wild(w):
+        if is_wild(w) and not _known_start(w, call):
             out.append(Finding(f"find start point {w.text!r} may expand to an expression primary",
                                w.span, "readonly.wild"))
         i += 1
@@ -73,10 +135,10 @@ def _check(call: Call) -> list[Finding]:
         if t == "-files0-from" and i < n and not args[i].static:
             out.append(Finding("find -files0-from reads its start points from a file only known at run "
                                "time (it could be a secret)", args[i].span, "readonly.dynamic_path"))
-        if t in PRIMARIES:
-            i += PRIMARIES[t]
-        elif _NEWER_XY.fullmatch(t):
-            i += 1
+        if t in PRIMARIES or _NEWER_XY.fullmatch(t):
+            k = PRIMARIES.get(t, 1)
+            out.extend(_split_value(t, v, call) for v in args[i:i + k] if _may_split_value(v, call))
+            i += k
         elif t == "-delete":
             out.append(Finding("find -delete deletes files", w.span, "readonly.flag"))
         elif t in _WRITES:

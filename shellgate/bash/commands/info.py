@@ -104,6 +104,45 @@ PGREP = Command("pgrep", reads=False, max_operands=1, safe=[
     unsafe={Flag("-F", "--pidfile", takes=P): "reads a PID file",
             Flag("-L", "--logpidfile"): "locks the PID file"})
 
+# net-tools ifconfig: with no interface or one, it prints; a second word configures it (an
+# address, up, down, mtu …). Each option is a word of its own, before the interface.
+IFCONFIG = Command("ifconfig", reads=False, max_operands=1, permute=False, abbrev=False,
+                   extra_operand="with more than an interface name configures it", safe=[
+    Flag("-a"), Flag("-s"), Flag("-v"), Flag("-h", "--help"), Flag("-V", "--version")])
+# util-linux mount: with no device or directory it lists what is mounted (-l adds labels, -t
+# filters by type); anything else mounts. strace: the listing reads /proc/self/mountinfo.
+MOUNT = Command("mount", reads=False, max_operands=0,
+                extra_operand="with a device or directory mounts a filesystem", safe=[
+    Flag("-l", "--show-labels"), Flag("-t", "--types", takes=V), Flag("-v", "--verbose"),
+    Flag("-h", "--help"), Flag("-V", "--version")],
+    unsafe={Flag("-a", "--all"): "mounts every filesystem of /etc/fstab"})
+# procps-ng 4 w and coreutils who read utmp and the process table; who's one operand is a utmp
+# file it reads (two are "am i"); --lookup asks DNS.
+W = Command("w", reads=False, max_operands=1, safe=[
+    Flag("-h", "--no-header"), Flag("-u", "--no-current"), Flag("-s", "--short"), Flag("-f", "--from"),
+    Flag("-o", "--old-style"), Flag("-i", "--ip-addr"), Flag("--help"),
+    Flag("-V", "--version")])
+WHO = Command("who", max_operands=2, safe=[
+    Flag("-a", "--all"), Flag("-b", "--boot"), Flag("-d", "--dead"), Flag("-H", "--heading"),
+    Flag("--ips"), Flag("-l", "--login"), Flag("-m"), Flag("-p", "--process"), Flag("-q", "--count"),
+    Flag("-r", "--runlevel"), Flag("-s", "--short"), Flag("-t", "--time"),
+    Flag("-T", "-w", "--mesg", "--message", "--writable"), Flag("-u", "--users"), *HELP],
+    unsafe={Flag("--lookup"): "looks host names up in DNS (network)"})
+# psmisc pstree: the process tree from /proc, from a PID or a user's processes.
+PSTREE = Command("pstree", reads=False, max_operands=1, safe=[
+    Flag("-a", "--arguments"), Flag("-A", "--ascii"), Flag("-c", "--compact-not"),
+    Flag("-C", "--color", takes=V), Flag("-g", "--show-pgids"), Flag("-G", "--vt100"),
+    Flag("-h", "--highlight-all"), Flag("-H", "--highlight-pid", takes=V), Flag("-l", "--long"),
+    Flag("-n", "--numeric-sort"), Flag("-N", "--ns-sort", takes=V), Flag("-p", "--show-pids"),
+    Flag("-s", "--show-parents"), Flag("-S", "--ns-changes"), Flag("-t", "--thread-names"),
+    Flag("-T", "--hide-threads"), Flag("-u", "--uid-changes"), Flag("-U", "--unicode"),
+    Flag("-V", "--version"), Flag("-Z", "--security-context")])
+
+# ncurses clear prints the terminal's clear sequence from terminfo (-T names the terminal type;
+# a name holding a / is refused by ncurses, strace: no file opened for it).
+CLEAR = Command("clear", reads=False, max_operands=0, abbrev=False, safe=[
+    Flag("-T", takes=V), Flag("-V"), Flag("-x")])
+
 COMMANDS = (DATE, UNAME, ID, WHOAMI, GROUPS, HOSTNAME, NPROC, UPTIME, ARCH, TTY, LOGNAME, PRINTENV,
-            FREE, PS, LOCALE, GETCONF, LSCPU, PGREP)
+            FREE, PS, LOCALE, GETCONF, LSCPU, PGREP, IFCONFIG, MOUNT, W, WHO, PSTREE, CLEAR)
 CUSTOM = dict.fromkeys(("python", "python3", "python2", "pypy3", "node"), version_only)

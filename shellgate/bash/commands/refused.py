@@ -29,7 +29,7 @@ REFUSED: dict[str, str] = {
     "shopt": "changes shell options", "enable": "enables or disables builtins",
     "umask": "changes the permissions of files created later", "ulimit": "changes resource limits",
     "kill": "sends signals to processes", "pkill": "sends signals to processes",
-    "killall": "sends signals to processes", "history": "may write the history file",
+    "killall": "sends signals to processes",
     "fc": "runs commands from the history", "coproc": "starts a coprocess",
     "chmod": "changes file permissions", "chown": "changes file owners", "chgrp": "changes file groups",
     "ln": "creates links", "dd": "copies raw data to files or devices", "truncate": "truncates files",
@@ -42,6 +42,9 @@ REFUSED: dict[str, str] = {
     "scp": "copies files over the network", "rsync": "copies files (and can run programs)",
     "sftp": "copies files over the network", "watch": "runs a command repeatedly",
     "yes": "prints forever",
+    "top": "creates its configuration directory (~/.config/procps) when it is missing (strace)",
+    "systemctl": "talks to the service manager over D-Bus or its private socket (a listing too: "
+                 "the gate cannot see which calls it makes)",
     # npm, cargo, rustc, pip: commands/toolchain.py (the forms that are read-only, and why not the rest)
     "uv": "runs code (not measured here: it reads the workspace's uv.toml and pyproject.toml and may "
           "download Python or packages)",

@@ -47,6 +47,22 @@ HASH = Command("hash", reads=False, max_operands=0, safe=[Flag("-l"), Flag("-t")
                extra_operand="remembers command locations (changes which program runs)")
 
 
+# history: the list alone or its last N entries (in bash -c the list is empty; zsh reads it as
+# fc -l). The options read, write or change the list and its file (strace: history and
+# history N open no file).
+def _history(p: Parsed, call: Call) -> Iterable[Finding]:
+    return [Finding(f"history {w.text!r}: only a count of entries is read-only", w.span,
+                    "readonly.operand") for w in p.operands if not w.text.isdigit()]
+
+
+_HIST = "the history file"
+HISTORY = Command("history", reads=False, max_operands=1, permute=False, check=_history, unsafe={
+    Flag("-c"): "clears the history list", Flag("-d", takes=V): "deletes history entries",
+    Flag("-a"): f"appends to {_HIST}", Flag("-w"): f"writes {_HIST}",
+    Flag("-r"): f"reads {_HIST} into the list", Flag("-n"): f"reads {_HIST} into the list",
+    Flag("-p"): "performs history expansion", Flag("-s"): "adds an entry to the history list"})
+
+
 # unary file/string tests (not -a/-o, which are also the binary and/or)
 _UNARY = frozenset(["-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u",
                     "-w", "-x", "-O", "-G", "-L", "-N", "-S", "-n", "-z"])
@@ -112,5 +128,15 @@ def _set(p: Parsed, call: Call) -> Iterable[Finding]:
 
 
 SET = Command("set", reads=False, free=True, check=_set)
+# expr evaluates its words as an expression and prints the result (only --help/--version as its
+# one word are options; a regex match is data). It opens nothing (strace).
+EXPR = Command("expr", reads=False, free=True)
+# util-linux getopt parses the words after its own options and prints them quoted for a shell.
+GETOPT = Command("getopt", reads=False, permute=False, safe=[
+    Flag("-a", "--alternative"), Flag("-l", "--longoptions", takes=V), Flag("-n", "--name", takes=V),
+    Flag("-o", "--options", takes=V), Flag("-q", "--quiet"), Flag("-Q", "--quiet-output"),
+    Flag("-s", "--shell", takes=V), Flag("-T", "--test"), Flag("-u", "--unquoted"),
+    Flag("-h", "--help"), Flag("-V", "--version")])
 
-COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, WAIT, JOBS, PRINTF, TYPE, HASH, TEST, SET)
+COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, WAIT, JOBS, PRINTF, TYPE, HASH, HISTORY,
+            TEST, SET, EXPR, GETOPT)

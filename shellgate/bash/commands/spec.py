@@ -420,8 +420,13 @@ def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
     p.operands.extend(reading.operands)
     if wild_tail and not cmd.wild_ok:
         p.findings.append(Finding(
-            f"xargs appends its input as arguments to {cmd.name}, which has unsafe options",
+            f"xargs appends its input as arguments to {cmd.name}, "
+            + ("which has unsafe options" if cmd.unsafe else "whose operands its own check must see"),
             None, "readonly.wild"))
+    elif wild_tail and cmd.max_operands is not None:   # `… | xargs hostname`: sets the host name
+        p.findings.append(Finding(
+            f"xargs may give {cmd.name} more than {cmd.max_operands} operand(s), and {cmd.name} "
+            f"{cmd.extra_operand}", None, "readonly.operand"))
     _operand_count(cmd, p)
     return p
 
@@ -435,9 +440,10 @@ def _wild(cmd: Command, p: Parsed, w: Word, cwds: Sequence[Path] | None,
         if globs_here and cmd.wild is None and cmd.check is None and cmd.effect is Effect.READ \
                 and glob_operands(w, cwds, line_writes):
             return  # every name it may become is an operand: the table reads it as one
-        p.findings.append(Finding(
-            f"{w.text!r} may expand to an option of {cmd.name} (which has unsafe options)",
-            w.span, "readonly.wild"))
+        what = ("an option of {} (which has unsafe options)" if cmd.unsafe else
+                "words of {} that must be seen (another operand or an option)")
+        p.findings.append(Finding(f"{w.text!r} may expand to {what.format(cmd.name)}", w.span,
+                                  "readonly.wild"))
     elif reads_by_option(cmd) and (not w.static or may_match_option(w, cwds)
                                    or creates_option_name(line_writes, cwds)):
         why = ("known only at run time" if not w.static else

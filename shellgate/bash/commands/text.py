@@ -168,6 +168,19 @@ _SUM = [Flag("-b", "--binary"), Flag("-c", "--check"), Flag("--tag"), Flag("--un
 SUMS = tuple(Command(n, safe=_SUM) for n in (
     "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum"))
 
+# Perl's shasum (Getopt::Long, bundling): the same reading and checking as sha*sum, other flags.
+SHASUM = Command("shasum", safe=[
+    Flag("-a", "--algorithm", takes=V), Flag("-b", "--binary"), Flag("-c", "--check"), Flag("--tag"),
+    Flag("-t", "--text"), Flag("-U", "--UNIVERSAL"), Flag("-0", "--01"), Flag("--ignore-missing"),
+    Flag("-q", "--quiet"), Flag("-s", "--status"), Flag("--strict"), Flag("-w", "--warn"),
+    Flag("-h", "--help"), Flag("-v", "--version")])
+
+# util-linux look: lines of FILE (a dictionary by default) that begin with STRING. Not wild: a
+# split string would put a file among the operands (look $x with x='"" ~/.ssh/id_rsa').
+LOOK = Command("look", pattern_from=(), wild=False, safe=[
+    Flag("-a", "--alternative"), Flag("-d", "--alphanum"), Flag("-f", "--ignore-case"),
+    Flag("-t", "--terminate", takes=V), Flag("-h", "--help"), Flag("-V", "--version")])
+
 CMP = Command("cmp", max_operands=4, safe=[
     Flag("-b", "--print-bytes"), Flag("-i", "--ignore-initial", takes=V), Flag("-l", "--verbose"),
     Flag("-n", "--bytes", takes=V), Flag("-s", "--quiet", "--silent"), *HELP])
@@ -208,4 +221,5 @@ def _xxd(p: Parsed, call: Call) -> Iterable[Finding]:
 XXD = Command("xxd", free=True, check=_xxd)
 
 COMMANDS = (CAT, TAC, HEAD, TAIL, WC, NL, CUT, TR, UNIQ, SORT, SHUF, COLUMN, PASTE, COMM, JOIN,
-            FOLD, FMT, EXPAND, UNEXPAND, REV, SEQ, STRINGS, OD, HEXDUMP, *BASES, *SUMS, CMP, XXD)
+            FOLD, FMT, EXPAND, UNEXPAND, REV, SEQ, STRINGS, OD, HEXDUMP, *BASES, *SUMS, SHASUM, LOOK, CMP,
+            XXD)

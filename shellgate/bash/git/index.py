@@ -23,6 +23,29 @@ _EXTENDED = 0x4000  # flags: a second 16-bit flags word follows (version 3+)
 _MAX_BYTES = 64 << 20
 
 
+def tracked(cwd: Path, limit: int = 10_000) -> tuple[Path, list[bytes] | None] | None:
+    """The work tree of ``cwd``'s repository and the names its index tracks. None: no
+    repository (git prints nothing there). Names None: a repository whose index is not read
+    exactly (no work tree, a config or gitdir file not read, :func:`names` None) — a caller
+    proves nothing from it."""
+    from . import config
+
+    try:
+        repo = config.discover(cwd)
+    except config.ConfigError:
+        return cwd, None
+    if repo is None:
+        return None
+    if repo.worktree is None:
+        return repo.gitdir, None
+    entries = config.read_config(repo.commondir / "config")
+    if entries is None:
+        return repo.worktree, None
+    fmt = [e.value for e in entries if e.section == "extensions" and e.key == "objectformat"]
+    sha256 = bool(fmt) and (fmt[-1] or "").lower() == "sha256"
+    return repo.worktree, names(repo.gitdir, 32 if sha256 else 20, limit)
+
+
 def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes] | None:
     """The index's path names, in index order (a conflicted path once per stage); None when
     the index cannot be read exactly (the module docstring). No index: an empty list."""
@@ -37,6 +60,10 @@ def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes]
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
             return None
+        # The header first: an index of more than ``limit`` entries is refused before its
+        # megabytes are read (a decision on the hook path must stay cheap in a big repository).
+        if not _header_ok(os.pread(fd, 12, 0), limit):
+            return None
         data = os.read(fd, st.st_size + 1)
     except OSError:
         return None
@@ -48,10 +75,18 @@ def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes]
         return None
 
 
+def _header_ok(head: bytes, limit: int) -> bool:
+    """A ``DIRC`` signature, a version this reader knows, at most ``limit`` entries."""
+    if len(head) < 12:
+        return False
+    sig, version, count = struct.unpack_from(">4sII", head, 0)
+    return sig == b"DIRC" and version in (2, 3, 4) and count <= limit
+
+
 def _parse(data: bytes, hash_size: int, limit: int) -> list[bytes] | None:
-    sig, version, count = struct.unpack_from(">4sII", data, 0)
-    if sig != b"DIRC" or version not in (2, 3, 4) or count > limit:
+    if not _header_ok(data[:12], limit):
         return None
+    version, count = struct.unpack_from(">II", data, 4)
     end = len(data) - hash_size    # the trailing checksum
     pos, out, prev = 12, [], b""
     for _ in range(count):

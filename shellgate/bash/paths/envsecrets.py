@@ -291,7 +291,39 @@ def _interpreter(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     return out
 
 
+# awk's ENVIRON array is the environment: `awk 'BEGIN{print ENVIRON["GITHUB_TOKEN"]}'` prints a
+# secret as surely as printenv does (and gawk's SYMTAB, refused anyway, reaches it too).
+_AWK_REACHES = re.compile(r"\bENVIRON\b|\bSYMTAB\b")
+_AWK_NAMED = re.compile(r"""\bENVIRON\s*\[\s*"(?P<name>\w+)"\s*\]""")
+_AWK_VALUED = frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file"})
+
+
+def _awk(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
+    """The program (the first operand, after ``-F``/``-v``/``-f`` and their values) that
+    reads ``ENVIRON``: a secret-named variable by name, or the environment as a whole."""
+    args, k = cmd.args, 0
+    while k < len(args):
+        t = args[k].text
+        if t == "--":
+            k += 1
+            break
+        if not t.startswith("-") or t == "-":
+            break
+        k += 2 if t in _AWK_VALUED else 1
+    if k >= len(args) or any(a.text in ("-f", "--file") or a.text.startswith("--file=")
+                             for a in args[:k]):
+        return []   # no program text here (`-f FILE`: the awk check refuses it)
+    code, span = args[k].text, args[k].span
+    by_name = [(m.span(), m.group("name")) for m in _AWK_NAMED.finditer(code)]
+    for hit in _AWK_REACHES.finditer(code):
+        if not any(a <= hit.start() < b for (a, b), _ in by_name):
+            return [_dump(span)]
+    return [SensitiveHit(f"${name}", PathClass.LEAK, PathOp.READ, span, pattern)
+            for _, name in by_name if (pattern := secret_pattern(name)) is not None]
+
+
 _PRINTERS = {
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "original-awk"), _awk),
     "printenv": _printenv, "env": _env, "set": _set, "ps": _ps, "jq": _jq, "gojq": _jq, "jaq": _jq,
     **dict.fromkeys(("declare", "typeset", "export", "readonly", "local"), _declare),
 }

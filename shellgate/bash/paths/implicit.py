@@ -126,6 +126,7 @@ def implicit_hits(cmd: Command, ctx: Context) -> list[SensitiveHit]:
         out.extend(_git_config(cmd, ctx))
         out.extend(_git_prints_credentials(cmd, ctx))
         out.extend(_git_runs_configured_programs(cmd, ctx))
+        out.extend(_git_prints_tracked_secrets(cmd, ctx))
     return out
 
 
@@ -247,3 +248,75 @@ def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
         if source is not None:
             return [SensitiveHit(source, PathClass.LEAK, PathOp.READ, cmd.span, _CREDENTIALS)]
     return []
+
+
+# -- git forms that print what the repository tracks ------------------------------------------
+# The object store holds every committed file: `git log -p`, `git show`, `git grep`, `git
+# cat-file --batch` print a committed `.env` that the sandbox hides in the work tree. A form
+# that may print file contents is a read of every tracked file (the index's names: files only
+# in older commits are not seen — README).
+
+# Words that make a log-like form print patches (a single-dash word holding one of these
+# letters too: git may read `-pM` as `-p -M`).
+_PATCH_WORDS = frozenset({"-p", "-u", "--patch", "--cc", "-c", "-m", "--dd", "--binary", "--check",
+                          "--patch-with-raw", "--patch-with-stat", "--remerge-diff", "--full-diff"})
+_PATCH_PREFIXES = ("-U", "--unified", "-L", "-G", "-S", "--word-diff", "--color-words",
+                   "--pickaxe", "--find-object", "--diff-merges", "--textconv", "--ext-diff")
+_PATCH_LETTERS = frozenset("pucmULGS")
+# Output formats that replace a diff's default patch with names or counts.
+_NAMES_ONLY = ("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--raw",
+               "--summary", "--dirstat", "--compact-summary", "-s", "--no-patch", "--quiet", "-q")
+_GREP_NAMES = frozenset({"-l", "-L", "--files-with-matches", "--files-without-match", "--name-only",
+                         "-q", "--quiet", "-c", "--count"})
+_CAT_CONTENT = frozenset({"-p", "--batch", "--batch-command", "--textconv", "--filters", "blob"})
+_LOGLIKE = frozenset({"log", "whatchanged", "diff-tree", "diff-index", "diff-files", "reflog"})
+
+
+def _patches(rest: list[str]) -> bool:
+    return any(w in _PATCH_WORDS or w.startswith(_PATCH_PREFIXES)
+               or (w[:1] == "-" and w[1:2] != "-" and not w[1:].isdigit() and _PATCH_LETTERS & set(w[1:]))
+               for w in rest)
+
+
+def prints_content(sub: str, rest: list[str]) -> bool:
+    """Whether ``git SUB REST`` may print the contents of tracked files (conservative: an
+    unknown output option counts as a patch)."""
+    words = rest[:rest.index("--")] if "--" in rest else rest
+    if sub in ("grep", "range-diff"):
+        return sub == "range-diff" or not _GREP_NAMES & set(words)
+    if sub == "cat-file":
+        return bool(_CAT_CONTENT & {w.split("=", 1)[0] for w in words})
+    if sub == "stash":   # `stash show` prints the patch when stash.showPatch says so
+        return bool(words[:1] == ["show"] or _patches(words))
+    if sub in ("show", "diff"):
+        return _patches(words) or not any(w.startswith(_NAMES_ONLY) for w in words)
+    return sub in _LOGLIKE and _patches(words)
+
+
+def _git_prints_tracked_secrets(cmd: Command, ctx: Context) -> list[SensitiveHit]:
+    """A git form that may print file contents, in a repository that tracks a file of the leak
+    table (its index read without git), reads that secret; so does one in a repository whose
+    index cannot be read exactly (bare, split, past the bound), or with ``--git-dir``/``-c``."""
+    from ..git.index import tracked
+    from .resolve import leak_among
+
+    call = _git_call(cmd, ctx)
+    if call is None or not prints_content(call[2], call[3]):
+        return []
+    dirs, elsewhere, sub, _ = call
+    why = f"git {sub} prints what the repository tracks"
+    for d in dirs:
+        found = None if elsewhere else tracked(d, TRACKED_BOUND)
+        if found is None and not elsewhere:
+            continue   # no repository: git prints nothing
+        if found is None or found[1] is None:
+            where = str(found[0]) if found is not None else str(d)
+            return [SensitiveHit(where, PathClass.LEAK, PathOp.READ, cmd.span,
+                                 f"{why}, and its index was not read exactly")]
+        if (leak := leak_among(str(found[0]), found[1], ctx)) is not None:
+            return [SensitiveHit(leak, PathClass.LEAK, PathOp.READ, cmd.span,
+                                 f"{why}: it tracks a secret")]
+    return []
+
+
+TRACKED_BOUND = 100_000   # index entries read (~0.6 us each); a bigger index counts as unread

@@ -826,6 +826,23 @@ def leaks_below(root: str, home: str, budget: int | None = None, note: Note | No
     return tuple(dict.fromkeys(p for p, _ in hits)), complete
 
 
+def leak_among(root: str, names: Iterable[bytes], ctx: Context) -> str | None:
+    """The first of ``names`` (relative to directory ``root``: a repository's tracked paths)
+    that a leak rule of the table names, by the walk's test (an anywhere name such as ``.env``
+    or ``id_rsa``, then the rule itself); None when none is. A name that is not UTF-8 is
+    compared as decoded with replacement (its ASCII parts decide)."""
+    home, table = _home_table(ctx)
+    leak_names = _rx(table.leak_names)
+    top = root.rstrip("/")
+    for raw in names:
+        name = raw.decode("utf-8", "replace")
+        if leak_names.fullmatch(name.rsplit("/", 1)[-1].lower()):
+            full = f"{top}/{name}"
+            if any(a.rule.leak for a in _literal_alts(full, table)):
+                return full
+    return None
+
+
 def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
                    note: Note | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
     """The walk behind :func:`_secret_inside` and :func:`leaks_below`: breadth first, skipping

@@ -71,8 +71,10 @@ _GREP_RECURSE = _fs("-r", "-R", "--recursive", "--dereference-recursive", "-d=re
                     "--directories=recurse")
 _GREP = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
                  data_opts=_fs("-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--context",
+                               "--after-context", "--before-context",
                                "--include", "--exclude", "--exclude-dir", "--label", "--color",
-                               "--colour", "-d", "-D", "--directories", "--devices"),
+                               "--colour", "-d", "-D", "--directories", "--devices", "--binary-files",
+                               "--group-separator"),
                  read_opts=_fs("-f", "--file", "--exclude-from"),
                  tree_flags=_GREP_RECURSE, walk_flags=_GREP_RECURSE, default_dot=True,
                  flags=_fs(*(f"-{c}" for c in "EFGPiyvwxcLloqsbHhnTZzaIUrR"), "--ignore-case",
@@ -81,13 +83,48 @@ _GREP = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--
                            "--quiet", "--silent", "--no-messages", "--byte-offset", "--with-filename",
                            "--no-filename", "--line-number", "--initial-tab", "--null", "--null-data",
                            "--text", "--binary", "--extended-regexp", "--fixed-strings", "--basic-regexp",
-                           "--perl-regexp", "--color", "--colour", "--line-buffered", "--no-index"))
+                           "--perl-regexp", "--color", "--colour", "--line-buffered", "--no-index",
+                           "--no-group-separator", "--unix-byte-offsets", "-u", "-V", "--help",
+                           "--version"))
+# ripgrep's long switches (its read-only table, commands/grep.py, declares each; --search-zip
+# and the -z/-L forms that change what is read stay out: walk_flags or refused there).
+_RG_SWITCHES = (
+    "--auto-hybrid-regex", "--binary", "--block-buffered", "--byte-offset", "--case-sensitive",
+    "--column", "--count", "--count-matches", "--crlf", "--debug", "--files",
+    "--files-with-matches", "--files-without-match", "--fixed-strings", "--glob-case-insensitive",
+    "--heading", "--help", "--ignore", "--ignore-case", "--ignore-dot", "--ignore-exclude",
+    "--ignore-file-case-insensitive", "--ignore-files", "--ignore-global", "--ignore-messages",
+    "--ignore-parent", "--ignore-vcs", "--include-zero", "--invert-match", "--json",
+    "--line-buffered", "--line-number", "--line-regexp", "--max-columns-preview", "--messages",
+    "--mmap", "--multiline", "--multiline-dotall", "--no-auto-hybrid-regex", "--no-binary",
+    "--no-block-buffered", "--no-byte-offset", "--no-column", "--no-config",
+    "--no-context-separator", "--no-crlf", "--no-encoding", "--no-filename", "--no-fixed-strings",
+    "--no-follow", "--no-glob-case-insensitive", "--no-heading", "--no-hidden", "--no-ignore",
+    "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-file-case-insensitive",
+    "--no-ignore-files", "--no-ignore-global", "--no-ignore-messages", "--no-ignore-parent",
+    "--no-ignore-vcs", "--no-include-zero", "--no-invert-match", "--no-json", "--no-line-buffered",
+    "--no-line-number", "--no-max-columns-preview", "--no-messages", "--no-mmap", "--no-multiline",
+    "--no-multiline-dotall", "--no-one-file-system", "--no-pcre2", "--no-pcre2-unicode",
+    "--no-pre", "--no-require-git", "--no-search-zip", "--no-sort-files", "--no-stats",
+    "--no-text", "--no-trim", "--no-unicode", "--null", "--null-data", "--one-file-system",
+    "--only-matching", "--passthrough", "--passthru", "--pcre2", "--pcre2-unicode",
+    "--pcre2-version", "--pretty", "--quiet", "--require-git", "--smart-case", "--sort-files",
+    "--stats", "--stop-on-nonmatch", "--text", "--trace", "--trim", "--type-list", "--unicode",
+    "--version", "--vimgrep", "--with-filename", "--word-regexp",
+)
 _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--file"),
                data_opts=_fs("-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T",
                              "--type-not", "-m", "--max-count", "-A", "-B", "-C", "--context", "-r",
                              "--replace", "-M", "--max-columns", "--max-depth", "-d", "-j", "--threads",
-                             "--type-add", "--colors", "--sort", "--sortr", "-E", "--encoding"),
+                             "--type-add", "--colors", "--sort", "--sortr", "-E", "--encoding",
+                             "--after-context", "--before-context", "--color", "--context-separator",
+                             "--dfa-size-limit", "--engine", "--field-context-separator",
+                             "--field-match-separator", "--generate", "--hyperlink-format",
+                             "--max-filesize", "--maxdepth", "--path-separator", "--pre-glob",
+                             "--regex-size-limit", "--type-clear"),
                read_opts=_fs("-f", "--file", "--ignore-file"), tree=True, default_dot=True,
+               # switches (the read-only table's, commands/grep.py): known, so the parse stays exact
+               flags=_fs(*(f"-{c}" for c in "0FHINPSUVbchilnopqsuvwx"), *_RG_SWITCHES),
                # rg and ag skip hidden files and links unless told otherwise
                walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types",
                               "-L", "--follow"))  # -L: links below are followed
@@ -223,13 +260,14 @@ COMMANDS: dict[str, CmdPaths] = {
         "sleep", "kill", "pkill", "killall", "ps", "pgrep", "id", "whoami", "groups", "uname",
         "pwd", "cd", "pushd", "popd", "dirs", "help", "yes", "seq",
         "expr", "printenv", "wait", "jobs", "fg", "bg", "disown", "umask",
-        "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "who", "test",
+        "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "test",
+        "pstree", "ifconfig",
         "[", "[[", "((", "let", "getopts", "caller", "notify-send",
         "break", "continue", "logout", "suspend",
     ), _NONE_INERT),
     # …these have options that do (`date -f FILE`, `history -r FILE`, `hostname -F FILE`)
     **dict.fromkeys((
-        "hash", "hostname", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
+        "hash", "hostname", "man", "info", "apropos", "whatis", "date", "history", "trap", "read", "mount",
         "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
     ), _NONE),
     **dict.fromkeys((
@@ -241,8 +279,9 @@ COMMANDS: dict[str, CmdPaths] = {
     **dict.fromkeys((
         "wc", "file", "cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "cut",
         "paste", "join", "comm", "diff3", "sdiff", "cmp", "md5sum", "sha1sum",
-        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64", "base32",
-        "basenc", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold", "expand",
+        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "base64",
+        "base32", "basenc", "who", "od", "hexdump", "hd", "strings", "iconv", "column", "fmt", "fold",
+        "expand",
         "unexpand", "pr", "rev", "shuf", "look", "source", ".", "zcat", "zless", "zmore", "bzcat",
         "xzcat", "zstdcat", "lz4cat", "open", "xdg-open", "pbcopy", "xclip", "xsel", "wl-copy",
         "lua", "Rscript", "tclsh", "osascript", "deno", "bun", "tsx", "ts-node",
@@ -305,7 +344,7 @@ GIT_GREP_FILES = _GIT_GREP_FILES
 PURE_READERS: frozenset[str] = _fs(
     "wc", "file", "cat", "tac", "head", "tail", "more", "nl", "cut", "paste", "join", "comm", "cmp",
     "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
-    "base64", "base32", "basenc", "od", "hexdump", "hd", "strings", "column", "fold", "expand",
+    "shasum", "base64", "base32", "basenc", "od", "hexdump", "hd", "strings", "column", "fold", "expand",
     "unexpand", "rev", "look", "zcat", "bzcat", "xzcat", "grep", "egrep", "fgrep", "zgrep", "zegrep",
     "zfgrep", "rg", "ag", "ack", "ack-grep", "diff", "diff3", "cmp", "ls", "dir", "vdir", "stat", "du",
     "df", "realpath", "readlink", "namei", "lsattr", "getfacl", "exa", "eza", "date", "locate",

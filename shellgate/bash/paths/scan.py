@@ -410,8 +410,12 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     if spec.second_writes and len(ops) >= 2:
         out.extend(_word_hits(ops[1], Role.WRITE, ctx, dot_rule))
         ops = [ops[0], *ops[2:]]
-    if not ops and spec.default_dot and tree and listed is None:
-        ops = [Word(".", ".", words[-1].span if words else (0, 0))]
+    if spec.default_dot and tree and (not ops or p.loose):
+        # Past an option the entry does not model, a word taken for an operand may be its value
+        # (`grep --before-context 10 -r 1`: no path given, so grep walks `.`); and xargs runs its
+        # command once with no name when its input is empty (`find src -name nomatch | xargs
+        # grep -r def` walks `.`, not src).
+        ops = [*ops, Word(".", ".", words[-1].span if words else (0, 0))]
     for w in ops:
         out.extend(_word_hits(w, role, ctx, dot_rule, tree=tree, split=split, walk=walk))
     if listed is not None:   # the names xargs appends, besides the operands given

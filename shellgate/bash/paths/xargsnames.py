@@ -9,9 +9,11 @@ plain when all of this holds:
 
 * the stage feeding xargs (through ``|``, not ``|&``) is a ``find`` that only tests and prints
   names (no ``-printf``/``-ls``/``-exec``/``-L`` …), with static start points;
-* xargs reads that pipe (no ``-a``), splits as usual or at NULs (no ``-d``);
-* the command xargs runs is a table command (not git or a wrapper: an appended word could pick
-  a subcommand or a program), given its pattern or program already (``sed``'s script is never
+* xargs reads that pipe (no ``-a``, no redirect of its stdin: ``xargs cat <<EOF`` reads the
+  names from the here-doc), splits as usual or at NULs (no ``-d``);
+* the command xargs runs is a table command that reads its operands (not git or a wrapper: an
+  appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``: the path
+  roles say it writes them), given its pattern or program already (``sed``'s script is never
   a name find printed: a directory named ``e`` would be sed's "execute" command);
 * every entry below every start point — a full walk, links not followed, as find walks — has a
   plain name: no blank, quote, backslash or control character, none starting with ``-``
@@ -28,6 +30,13 @@ as ``grep -r`` would read that tree.
 paths below the directories walked). Line filters may stand between a producer and xargs
 (``grep -v``, ``rg -v``, ``sort``, ``uniq``, ``head``/``tail -n``: ``_FILTERS``): each prints
 some of its input lines, whole.
+
+A chain is proved link by link: ``find D … | xargs grep -l X | xargs grep -l Y`` feeds the
+second xargs the names the first one's grep printed, and ``grep -l`` prints some of the names
+it was given, each whole, as given (``_NAMES_GREP``: no ``-r`` — without operands it would walk
+the cwd —, no ``-L``, which names stdin ``(standard input)``, NUL-ended with ``-Z`` only for
+``xargs -0``). So the second xargs appends names below the first one's roots, proved the same
+way.
 
 ``git ls-files [--cached] [PATHSPEC …]`` feeding xargs is proved the same way, with the
 index in place of the walk: it prints index entries (relative to the cwd, so below it), and
@@ -93,12 +102,16 @@ def _roots(script: Script, index: int) -> list[str] | None:
     if not xargs.words or cmd.words[0].span[0] <= xargs.words[0].span[1]:
         return None   # spans that cannot tell where the inner command starts (a nested script)
     null: set[bool] = set()
-    if xargs.name != "xargs" or not _xargs_ok(xargs.words[1:], cmd.words[0], null):
+    if xargs.name != "xargs" or not _xargs_ok(xargs.words[1:], cmd.words[0], null) \
+            or any(_stdin(r) for r in (*xargs.redirects, *cmd.redirects)):
         return None
     feeder, filtered = _producer(script, cmd.parent)
     if feeder is None or (filtered and null):   # the filters split lines, not NUL-ended names
         return None
-    if feeder.name == "git":
+    if feeder.name == "xargs":
+        inner = _names_grep(script, feeder, null=bool(null))
+        starts = None if inner is None else _roots(script, inner)
+    elif feeder.name == "git":
         starts = ["."] if _ls_files_plain(feeder.args, null=bool(null)) else None
     elif feeder.name == "rg":
         starts = _rg_starts(feeder.args, null=bool(null))
@@ -114,7 +127,7 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
         return False
     from .resolve import check_path, leaks_below
 
-    if _feeder(script, script.commands[index].parent).name == "git":
+    if _origin(script, index).name == "git":
         return not line_writes and all(_index_plain(c) and leaks_below(str(c), str(ctx.home)) == ((), True)
                                        for c in cwds or (ctx.cwd,))
     for c in cwds or (ctx.cwd,):
@@ -132,6 +145,12 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
             elif check_path(root, PathOp.READ, replace(ctx, cwd=c)) is not None:
                 return False   # a start point that is a file is itself a name xargs passes on
     return True
+
+
+def _stdin(r) -> bool:
+    """A redirect that replaces xargs's stdin (``xargs cat <<EOF``, ``< list``): the names then
+    come from it, not from the producer's pipe."""
+    return r.fd == 0 or (r.fd is None and r.op.startswith("<"))
 
 
 def _xargs_ok(words: tuple[Word, ...], first_inner: Word, null: set[bool]) -> bool:
@@ -154,19 +173,24 @@ def _xargs_ok(words: tuple[Word, ...], first_inner: Word, null: set[bool]) -> bo
     return i < len(words)
 
 
-def _feeder(script: Script, xi: int):
-    """The find or git whose stdout reaches xargs's stdin through plain ``|`` and line filters
-    (``find … | grep -v x | sort | xargs …``: each filter prints a subset of its input lines,
-    whole, so the names stay the producer's)."""
-    return _producer(script, xi)[0]
+def _origin(script: Script, index: int):
+    """The find, rg or git whose names reach command ``index`` (run by an xargs that
+    :func:`_roots` accepts), through any chain of ``xargs grep -l``."""
+    feeder = _producer(script, script.commands[index].parent)[0]
+    while feeder is not None and feeder.name == "xargs":
+        inner = _names_grep(script, feeder, null=None)
+        feeder = None if inner is None else _producer(script, script.commands[inner].parent)[0]
+    return feeder
 
 
 def _producer(script: Script, xi: int):
-    """(the find or git feeding xargs ``xi``, whether line filters stand between them)."""
+    """(the find, rg, git — or the ``xargs grep -l`` of a chain — feeding xargs ``xi``, whether
+    line filters stand between them): each filter prints a subset of its input lines, whole, so
+    the names stay the producer's (``find … | grep -v x | sort | xargs …``)."""
     j, filtered = xi, False
     while (p := _stage_before(script, j)) is not None:
         j, cmd = p
-        if cmd.name in ("find", "git") or cmd.name == "rg" and any(
+        if cmd.name in ("find", "git", "xargs") or cmd.name == "rg" and any(
                 w.text in ("--files", "-l", "--files-with-matches") for w in cmd.args):
             return cmd, filtered
         if not _line_filter(cmd):
@@ -235,6 +259,74 @@ def _switch(name: str, t: str, letters: str) -> bool:
     if name in ("head", "tail"):
         return bool(_COUNT.fullmatch(t[1:]) or t.startswith("-n") and _COUNT.fullmatch(t[2:]))
     return bool(letters) and all(c in letters for c in t[1:])
+
+
+# grep run by the first xargs of a chain: options that only choose which of the given files
+# match, with -l making the output those names (no -r/-R/-d: they walk the cwd when xargs
+# gives no name; no -L: stdin, /dev/null under xargs, is "(standard input)"; no -c/-o/-n …:
+# -l wins over them in GNU grep, but a line is then more than a name in other greps).
+_NAMES_GREP_SWITCHES = frozenset("ilsEFGPwxIUv")
+_NAMES_GREP_LONG = frozenset({"--files-with-matches", "--ignore-case", "--no-messages",
+                              "--extended-regexp", "--fixed-strings", "--basic-regexp",
+                              "--perl-regexp", "--word-regexp", "--line-regexp",
+                              "--invert-match", "--binary", "--null"})
+
+
+def _names_grep(script: Script, xargs, *, null: bool | None) -> int | None:
+    """The index of the ``grep -l PATTERN`` that ``xargs`` (a stage of the line) runs, when it
+    prints names only, as it was given them: ``-Z``/``--null`` exactly when the xargs reading
+    its output splits at NULs (``null``; None: either). None for anything else."""
+    inner = [i for i, c in enumerate(script.commands)
+             if c.parent is not None and script.commands[c.parent] is xargs and c.via
+             and c.via[-1] is Via.XARGS]
+    if len(inner) != 1 or not _one_at_a_time(xargs.words[1:]):
+        return None
+    cmd = script.commands[inner[0]]
+    if cmd.name != "grep" or cmd.assignments or cmd.redirects:
+        return None
+    letters: set[str] = set()
+    longs: set[str] = set()
+    words = list(cmd.args)
+    pattern = False
+    while words and words[0].text.startswith("-") and words[0].text != "-":
+        w = words.pop(0)
+        t = w.text
+        if not w.static or w.glob:
+            return None
+        if t == "--":
+            break
+        if t in ("-e", "--regexp") and words and words[0].static:
+            words.pop(0)
+            pattern = True
+        elif t.startswith("--"):
+            if t not in _NAMES_GREP_LONG:
+                return None
+            longs.add(t)
+        elif all(c in _NAMES_GREP_SWITCHES or c == "Z" for c in t[1:]):
+            letters.update(t[1:])
+        else:
+            return None
+    zero = "Z" in letters or "--null" in longs
+    if not ("l" in letters or "--files-with-matches" in longs) or (null is not None and zero != null):
+        return None
+    if not pattern:   # the pattern, then no operand: the names are xargs's
+        if not words or not words[0].static or words[0].glob:
+            return None
+        words.pop(0)
+    return inner[0] if not words else None
+
+
+def _one_at_a_time(words: tuple[Word, ...]) -> bool:
+    """No ``-P N`` other than 1 among xargs's words: parallel greps share the pipe and flush
+    their buffers at any byte, so one name could end in the middle of another (``src/a-rf``
+    read as ``src/a`` and ``-rf``)."""
+    for i, w in enumerate(words):
+        t = w.text
+        value = (words[i + 1].text if t == "-P" and i + 1 < len(words) else t[2:] if t.startswith("-P")
+                 else t.split("=", 1)[1] if t.startswith("--max-procs=") else None)
+        if t == "--max-procs" or value is not None and value != "1":
+            return False
+    return True
 
 
 # ripgrep listing names (``--files``, ``-l``): switches that only choose which files, and
@@ -313,22 +405,12 @@ def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
 def _index_plain(cwd: Path) -> bool:
     """Every entry of the index of ``cwd``'s repository has plain components (what ``git
     ls-files`` may print there); false when there is no work tree or the index is not read."""
-    from ..git import config as gitconfig
     from ..git import index
 
-    try:
-        repo = gitconfig.discover(cwd)
-    except gitconfig.ConfigError:
+    found = index.tracked(cwd, BUDGET)
+    if found is None or found[1] is None:
         return False
-    if repo is None or repo.worktree is None:
-        return False
-    entries = gitconfig.read_config(repo.commondir / "config")
-    if entries is None:
-        return False
-    fmt = [e.value for e in entries if e.section == "extensions" and e.key == "objectformat"]
-    names = index.names(repo.gitdir, 32 if fmt and (fmt[-1] or "").lower() == "sha256" else 20, BUDGET)
-    if names is None:
-        return False
+    names = found[1]
     try:
         return all(_PLAIN.fullmatch(p) for n in names for p in n.decode("ascii").split("/"))
     except UnicodeDecodeError:
@@ -346,10 +428,16 @@ def _reads_given_names(cmd) -> bool:
     are then more operands of the same kind."""
     from ..commands import registry
     from ..commands.spec import Command, read_args
+    from .roles import COMMANDS as ROLES
+    from .roles import Role
 
     spec = registry.lookup(cmd.name or "")
     if not isinstance(spec, Command) or spec.free or spec.max_operands is not None:
         return False
+    role = ROLES.get(cmd.name or "")
+    if role is not None and (role.operands in (Role.WRITE, Role.RW, Role.ATTR) or role.dest
+                             or role.second_writes):
+        return False   # `find docs | xargs tee` truncates every file below docs
     if spec.pattern_from is None:
         return True
     parsed = read_args(spec, cmd.args)

@@ -1,0 +1,79 @@
+"""The readers #17 added, run for real under ``strace -f`` in a scratch HOME and cwd: each must
+execute only itself, open nothing for writing (but /dev/null), create, rename or delete
+nothing, and connect to no inet or unix socket. ``top -b`` is the counter-example that keeps it
+off the list: it makes ``~/.config/procps`` when that is missing. Skipped without strace or
+without the program."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+STRACE = shutil.which("strace")
+READERS = [
+    "bash -c 'history; history 10'",
+    "bzip2 -dc a.bz2", "bzip2 -t a.bz2", "bzip2 -c a", "bunzip2 -c a.bz2",
+    "xz -l a.xz", "xz -t a.xz", "xz -dc a.xz", "unxz -c a.xz", "xz -c a",
+    "ifconfig", "ifconfig -a", "ifconfig -s lo", "mount", "mount -l", "mount -t proc",
+    "w", "w -h root", "who", "who -a", "who am i", "pstree -ap", "pstree -p 1",
+    "shasum -a 256 a", "shasum -c SUMS", "expr length abc", "expr 6 \\* 7", "clear -T xterm",
+    "getopt -o ab: -- -a x", "look -f hel a",
+]
+_WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
+_CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"
+                     r"symlink|symlinkat|chmod|fchmodat|utimensat)\(")
+
+
+def _effects(trace: str, program: str) -> list[str]:
+    out = []
+    for line in trace.splitlines():
+        foreign = " execve(" in line and not re.search(rf'execve\("[^"]*/{re.escape(program)}"', line)
+        writes = (" openat(" in line and _WRITE.search(line) and '"/dev/null"' not in line
+                  and '"/dev/tty"' not in line)
+        connects = " connect(" in line and ("AF_INET" in line or "AF_UNIX" in line)
+        if foreign or writes or connects or _CHANGE.match(line):
+            out.append(line)
+    return out
+
+
+def _run(cmd: str, tmp: Path) -> list[str]:
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    (tmp / "a").write_text("hello\n")
+    for tool, ext in (("bzip2", "bz2"), ("xz", "xz")):
+        if shutil.which(tool) and not (tmp / f"a.{ext}").exists():
+            subprocess.run([tool, "-k", "a"], cwd=tmp, check=True)
+    if shutil.which("shasum"):
+        (tmp / "SUMS").write_text(subprocess.run(["shasum", "a"], cwd=tmp, capture_output=True,
+                                                 text=True).stdout)
+    trace = tmp / "trace"
+    subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
+                    "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
+                    "rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect",
+                    "bash", "-c", cmd], cwd=tmp, capture_output=True, timeout=30,
+                   env={**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
+    lines = trace.read_text().splitlines()
+    return _effects("\n".join(lines[1:]), cmd.split()[0])   # the first is strace's own bash
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+@pytest.mark.parametrize("cmd", READERS)
+def test_reader_only_reads(cmd: str, tmp_path: Path) -> None:
+    if shutil.which(cmd.split()[0]) is None:
+        pytest.skip(f"{cmd.split()[0]} is not installed")
+    assert _run(cmd, tmp_path) == []
+
+
+@pytest.mark.skipif(shutil.which("top") is None, reason="top is not installed")
+def test_top_makes_its_config_directory(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+    subprocess.run(["top", "-b", "-n", "1"], cwd=tmp_path, capture_output=True, timeout=60,
+                   env={**env, "HOME": str(home)})
+    assert (home / ".config" / "procps").is_dir()
