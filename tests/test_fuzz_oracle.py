@@ -246,6 +246,14 @@ def test_writing_to_the_captured_stdout_is_no_effect(traced):
     assert obs.effects == () and "hi" in obs.stdout
 
 
+@pytest.mark.parametrize("cmd", ["tee /dev/stdout < data.txt | cat", "echo hi | tee /proc/self/fd/1 | wc -l",
+                                 "tee /dev/stdout </dev/null | df > /dev/null"])
+def test_reopening_a_pipe_is_no_effect(traced, cmd):
+    """/dev/stdout that is a pipe reopens the pipe (strace names it pipe:[N]): no file."""
+    obs = traced.run(cmd)
+    assert obs.effects == (), obs.effects
+
+
 def test_vfork_children_inherit_their_runner():
     # locale -m reads gzipped charmaps through a vfork'ed gzip: that is locale's own job.
     from shellgate.fuzz import trace

@@ -669,7 +669,10 @@ class Oracle:
                     effects.append(Effect("exec", f"executed {path}"))
             elif name in ("open", "openat", "openat2", "creat"):
                 ok = call.ret is not None and call.ret >= 0
-                path = call.ret_path if (ok and call.ret_path) else trace.path_arg(call)
+                # What the fd is (-y): a file's real path, or pipe:[N]/socket:[N] when a name
+                # like /dev/stdout reopened one of the command's own pipes — not a file written.
+                path = (call.ret_path if ok and call.ret_path and call.ret_path.startswith("/")
+                        else trace.path_arg(call))
                 if path is None:
                     continue
                 if trace.opens_for_write(call) and _outside(path, watched) and path not in private:
