@@ -151,9 +151,16 @@ XZCAT = Command("xzcat", safe=[Flag("-q", "--quiet"), Flag("-v", "--verbose"), F
                                Flag("-V", "--version"), Flag("-T", "--threads", takes=V)])
 
 
-def _stdout_check(forms: tuple[str, ...], what: str) -> Check:
+def _stdout_check(forms: tuple[str, ...], what: str, modes: frozenset[str] = frozenset()) -> Check:
+    """Read-only when one of ``forms`` is given — but of the operation modes (``modes``: -z,
+    -d, -t, -l …) the last one given is the one that runs (xz and bzip2 both: `xz -l -z f` and
+    `bzip2 -t -z f` compress f), so a listing or test counts only as the last mode; -c (to
+    stdout) leaves the files alone whatever the mode."""
     def check(p: Parsed, call: Call) -> Iterable[Finding]:
-        if not p.has(*forms) and not (p.has("-h", "-V", "-L", "-H") and not p.operands):
+        last = [o.spelled for o in p.opts if set(o.flag.names) & modes][-1:]
+        chosen = p.has("-c") or any(n in forms for o in p.opts if o.spelled in last
+                                    for n in o.flag.names) if modes else p.has(*forms)
+        if not chosen and not (p.has("-h", "-V", "-L", "-H") and not p.operands):
             yield Finding(f"{call.command.name} writes a file for each file it is given (and deletes "
                           f"the original unless -k) unless it {what}",
                           call.command.span, "readonly.flag")
@@ -169,7 +176,9 @@ _BZ = [Flag("-c", "--stdout"), Flag("-d", "--decompress"), Flag("-z", "--compres
        *(Flag(f"-{n}") for n in range(1, 10)), Flag("-h", "--help"), Flag("-L", "--license"),
        Flag("-V", "--version")]
 BZIP2S = tuple(Command(n, safe=_BZ, abbrev=False, check=_stdout_check(
-    ("-c", "-t"), "writes to stdout (-c) or tests (-t)")) for n in ("bzip2", "bunzip2"))
+    ("-c", "-t"), "writes to stdout (-c) or tests (-t) as its last mode",
+    frozenset({"-z", "--compress", "-d", "--decompress", "-t", "--test"})))
+    for n in ("bzip2", "bunzip2"))
 
 # xz 5.4 (xz/unxz): -c, -t and -l (a listing) leave the files alone (strace as above); --files
 # and --files0 read the names to process from a file or stdin (names we cannot see).
@@ -190,7 +199,10 @@ _XZ = [Flag("-z", "--compress"), Flag("-d", "--decompress", "--uncompress"), Fla
 _XZ_UNSAFE = {Flag("--files", takes=P, optional=True): "reads the names of the files to process from a file",
               Flag("--files0", takes=P, optional=True): "reads the names of the files to process from a file"}
 XZS = tuple(Command(n, safe=_XZ, unsafe=_XZ_UNSAFE, check=_stdout_check(
-    ("-c", "-t", "-l", "--info-memory"), "writes to stdout (-c), tests (-t) or lists (-l)"))
+    ("-c", "-t", "-l", "--info-memory"),
+    "writes to stdout (-c), tests (-t) or lists (-l) as its last mode",
+    frozenset({"-z", "--compress", "-d", "--decompress", "--uncompress", "-t", "--test",
+               "-l", "--list", "--info-memory"})))
     for n in ("xz", "unxz"))
 
 COMMANDS = (UNZIP, ZIPINFO, *ZCATS, *GZIPS, BZCAT, XZCAT, *BZIP2S, *XZS)
