@@ -11,8 +11,9 @@ clean, as with the trace. (A read at the end of the file, of no byte, moves it t
 where the trace saw a read of 0 bytes and did not.)
 
 Under ``relatime`` (the default mount option) the atime moves when it is not newer than the
-mtime or the ctime, so a canary is *armed* by setting its atime to its mtime (which also moves
-its ctime to now); a command read it iff the atime differs afterwards. The oracle keeps an fd on
+mtime or the ctime, so a canary is *armed* by setting its atime a second before its mtime
+(which also moves its ctime to now): any read sets it to the clock, so a command read it iff
+the atime differs afterwards. The oracle keeps an fd on
 every armed canary, so a canary renamed or deleted after being read is still seen, and checks
 before each command too: what moved the atime between two runs (the caller's own process, any
 other on the host: the atime does not say who) is re-armed, not put on the next command.
@@ -120,8 +121,8 @@ class CanaryWatch:
         self._armed: list[int] = []
 
     def arm(self) -> None:
-        """(Re)open every canary (a restore may have replaced it) and set its atime to its
-        mtime: not newer than mtime or ctime, so the next read moves it, even under relatime."""
+        """(Re)open every canary (a restore may have replaced it) and set its atime before its
+        mtime: older than mtime and ctime, so the next read moves it, even under relatime."""
         self.close()
         for path in self.paths:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -130,8 +131,11 @@ class CanaryWatch:
 
     @staticmethod
     def _rearm(fd: int) -> int:
+        # A second before the mtime, not the mtime itself: a read sets the atime to the
+        # clock, which on a coarse-grained clock may still equal an mtime just written by a
+        # restore (the read would then leave the atime as armed).
         st = os.fstat(fd)
-        os.utime(fd, ns=(st.st_mtime_ns, st.st_mtime_ns))
+        os.utime(fd, ns=(st.st_mtime_ns - 1_000_000_000, st.st_mtime_ns))
         return os.fstat(fd).st_atime_ns
 
     def read(self) -> list[int]:
