@@ -162,7 +162,9 @@ class _Worker:
             self.stats.executed += 1
             self.stats.timeouts += obs.timed_out
             if not obs.effects:
-                gen.feedback(g.cmd, True)
+                # a command that ran out of time is no seed: its mutations (`tail -F x`,
+                # `tail -F y`) would spend the campaign waiting on the timeout
+                gen.feedback(g.cmd, not obs.timed_out)
             else:
                 self.stats.effects += 1
                 self._finding(g, verdict, obs)
