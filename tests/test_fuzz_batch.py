@@ -93,6 +93,22 @@ def test_a_left_behind_process_is_dead_before_the_next_command():
         o.close()
 
 
+def test_a_timed_out_command_is_terminated_before_it_is_killed():
+    """zsh campaign, seed 20261208: ``sort -m /dev/stdout |& fmt`` reads the pipe it writes, so
+    it hangs; it had copied that input to a temporary file first, and a SIGKILL at the timeout
+    left /tmp/sortXXXXXX behind (a "write" by a read-only command). Under an agent's timeout
+    (SIGTERM) sort removes it: so does the oracle now."""
+    o = _oracle(timeout=1.0)
+    try:
+        obs = o.run("sort -m /dev/stdout | cat")
+        assert obs.timed_out and obs.effects == (), obs.effects
+        trapped = o.run("trap 'echo cleaned >&2; exit' TERM; while :; do sleep 0.05; done")
+        assert trapped.timed_out and "cleaned" in trapped.stderr
+        assert o.batch_starts == 1 and o.batch_fallbacks == 0
+    finally:
+        o.close()
+
+
 def test_a_change_to_the_sandboxs_own_tmpfs_retires_it(oracle):
     oracle.run("true")
     obs = oracle.run("touch /dev/shm/left")

@@ -12,7 +12,8 @@ line each: ``NONCE ready PID`` once, then ``NONCE I CODE TIMED_OUT TAINTED PID``
 (PID: the command's first process). An
 answer is only written once every process the command started is dead: this process is a child
 subreaper, so whatever the command leaves behind (``&``, ``setsid``, a double fork) is
-reparented here, waited for up to the timeout, then killed. Before answering it makes a traced
+reparented here, waited for up to the timeout, then sent SIGTERM and given ``GRACE``
+seconds to exit (as an agent's timeout would), then killed. Before answering it makes a traced
 call (the *barrier*: an ``open`` of a path that cannot exist), which strace handles only after
 the exits it saw before, so every trace file of the command's processes is closed by then.
 ``TAINTED`` says the command changed something outside the oracle's watched trees that a later
@@ -120,6 +121,26 @@ def kill_all(first):
             return
 
 
+def ended_within(first, grace):
+    """SIGTERM the command's group, then wait up to ``grace`` seconds for every descendant:
+    whether all of them exited. An agent's timeout terminates the same way, and a program's
+    cleanup then runs (sort removes its temporary files: a SIGKILL at once left them behind,
+    a false finding)."""
+    with contextlib.suppress(OSError):
+        os.killpg(first, signal.SIGTERM)
+    signal.setitimer(signal.ITIMER_REAL, grace)
+    try:
+        try:
+            while True:
+                os.waitpid(-1, 0)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except ChildProcessError:
+        return True
+    except Deadline:
+        return False
+
+
 def run_one(req, env, out, err):
     """Spawn the command and wait for it and every descendant: (exit code, timed out)."""
     try:
@@ -159,12 +180,14 @@ def run_one(req, env, out, err):
     except Deadline:
         timed_out = True
     if timed_out:
-        kill_all(pid)
+        if not ended_within(pid, GRACE):
+            kill_all(pid)
         code = None
     return code, timed_out, pid
 
 
 NULL = -1
+GRACE = 0.5   # seconds a timed-out command has between SIGTERM and SIGKILL
 
 
 def main():
