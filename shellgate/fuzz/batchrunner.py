@@ -128,9 +128,9 @@ def ended_within(first, grace):
     a false finding)."""
     with contextlib.suppress(OSError):
         os.killpg(first, signal.SIGTERM)
-    signal.setitimer(signal.ITIMER_REAL, grace)
     try:
         try:
+            signal.setitimer(signal.ITIMER_REAL, grace)
             while True:
                 os.waitpid(-1, 0)
         finally:
