@@ -278,8 +278,15 @@ def _interpreter(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     if m is None:
         return []
     flags, reaches, named = _CODE_ENV[m.group(1)]
+    return _code_reads(_code_words(cmd, flags), reaches, named)
+
+
+def _code_reads(codes: Iterable[tuple[str, Span]], reaches: re.Pattern[str],
+                named: re.Pattern[str]) -> list[SensitiveHit]:
+    """What pieces of code read of the environment: the whole of it where ``reaches`` matches
+    outside a read by name (or a name cannot be read), else each secret-named variable."""
     out: list[SensitiveHit] = []
-    for code, span in _code_words(cmd, flags):
+    for code, span in codes:
         by_name = [(n.span(), n.group("name") or n.groupdict().get("q")) for n in named.finditer(code)]
         for hit in reaches.finditer(code):
             if not any(a <= hit.start() < b for (a, b), _name in by_name):
@@ -295,31 +302,13 @@ def _interpreter(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
 # secret as surely as printenv does (and gawk's SYMTAB, refused anyway, reaches it too).
 _AWK_REACHES = re.compile(r"\bENVIRON\b|\bSYMTAB\b")
 _AWK_NAMED = re.compile(r"""\bENVIRON\s*\[\s*"(?P<name>\w+)"\s*\]""")
-_AWK_VALUED = frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file"})
 
 
 def _awk(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
-    """The program (the first operand, after ``-F``/``-v``/``-f`` and their values) that
-    reads ``ENVIRON``: a secret-named variable by name, or the environment as a whole."""
-    args, k = cmd.args, 0
-    while k < len(args):
-        t = args[k].text
-        if t == "--":
-            k += 1
-            break
-        if not t.startswith("-") or t == "-":
-            break
-        k += 2 if t in _AWK_VALUED else 1
-    if k >= len(args) or any(a.text in ("-f", "--file") or a.text.startswith("--file=")
-                             for a in args[:k]):
-        return []   # no program text here (`-f FILE`: the awk check refuses it)
-    code, span = args[k].text, args[k].span
-    by_name = [(m.span(), m.group("name")) for m in _AWK_NAMED.finditer(code)]
-    for hit in _AWK_REACHES.finditer(code):
-        if not any(a <= hit.start() < b for (a, b), _ in by_name):
-            return [_dump(span)]
-    return [SensitiveHit(f"${name}", PathClass.LEAK, PathOp.READ, span, pattern)
-            for _, name in by_name if (pattern := secret_pattern(name)) is not None]
+    """Every word is read as program text: awk takes programs from the first operand, from
+    each ``-e``/``--source`` (gawk), attached (``--source=…``) or not; a file name that says
+    ENVIRON only costs a question."""
+    return _code_reads(((w.text, w.span) for w in cmd.args), _AWK_REACHES, _AWK_NAMED)
 
 
 _PRINTERS = {
