@@ -17,6 +17,7 @@ import pytest
 from conftest import load
 
 from shellgate.bash.facts import PathClass
+from shellgate.bash.paths.roles import GIT_READ
 from shellgate.check import Gate
 
 CASES = load("git_tracked_secrets.jsonl")
@@ -80,3 +81,22 @@ def test_an_index_past_the_bound_counts_as_unread(tmp_path: Path, monkeypatch) -
     monkeypatch.setattr(implicit, "TRACKED_BOUND", 1)
     verdict = Gate(tmp_path, mode="balanced", home=tmp_path).check("git log -p")
     assert verdict.decision == "ask" and "not read exactly" in verdict.to_json()["sensitive"][0]["pattern"]
+
+
+@pytest.mark.parametrize("opt", sorted(GIT_READ.data_opts))
+def test_a_read_form_option_that_hides_the_next_word_takes_it_in_git(repos, opt: str) -> None:
+    """The path scan skips the word after a value option of git's read forms: real git must
+    take that word as the value (or refuse the option), never print ``HEAD:.env`` after it."""
+    _, ws, env = repos
+    run = subprocess.run([GIT or "git", "show", opt, "HEAD:.env"], cwd=ws / "tracked", env=env,
+                         capture_output=True, stdin=subprocess.DEVNULL)
+    assert CANARY.encode() not in run.stdout
+
+
+@pytest.mark.parametrize("opt", ["-s", "-m", "-b", "-B", "-u", "-X", "--pretty", "-F"])
+def test_a_switch_of_the_read_forms_hides_no_operand(repos, opt: str) -> None:
+    """Switches in git show (it prints the blob after each): the scan must still see the blob
+    they are followed by."""
+    home, ws, env = repos
+    verdict = Gate(ws, mode="balanced", home=home).check(f"git show {opt} HEAD:.env", cwd=ws / "tracked")
+    assert verdict.decision != "allow", verdict.to_json()

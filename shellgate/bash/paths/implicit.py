@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..._lazyre import lazy_compile
 from ..._record import record
 from ..facts import Context, PathClass, PathOp, SensitiveHit
 from ..ir import Command, CommandKind
@@ -278,6 +279,15 @@ def _patches(rest: list[str]) -> bool:
                for w in rest)
 
 
+_HEXISH = lazy_compile(r"[0-9a-fA-F]{4,64}")
+
+
+def _may_name_blob(word: str) -> bool:
+    """``HEAD:.env``, ``:0:.env`` or an object name that may be a blob's (``git ls-files -s``
+    prints them): ``git show`` prints such a blob even with ``-s`` or ``--stat``."""
+    return ":" in word or bool(_HEXISH.fullmatch(word))
+
+
 def prints_content(sub: str, rest: list[str]) -> bool:
     """Whether ``git SUB REST`` may print the contents of tracked files (conservative: an
     unknown output option counts as a patch)."""
@@ -288,6 +298,8 @@ def prints_content(sub: str, rest: list[str]) -> bool:
         return bool(_CAT_CONTENT & {w.split("=", 1)[0] for w in words})
     if sub == "stash":   # `stash show` prints the patch when stash.showPatch says so
         return bool(words[:1] == ["show"] or _patches(words))
+    if sub == "show" and any(_may_name_blob(w) for w in words if not w.startswith("-")):
+        return True   # a blob is printed whole, whatever the output options say
     if sub in ("show", "diff"):
         return _patches(words) or not any(w.startswith(_NAMES_ONLY) for w in words)
     return sub in _LOGLIKE and _patches(words)

@@ -333,10 +333,19 @@ GIT = CmdPaths(Role.UNSURE, data_opts=frozenset({"-m", "--message", "--grep", "-
                                                   "--format", "--pretty", "-S", "-G", "--date", "-b", "-B",
                                                   "--branch", "-u", "--set-upstream-to", "-X", "-s"}),
                 read_opts=frozenset({"-F", "--file"}))
-GIT_READ = CmdPaths(Role.READ, data_opts=GIT.data_opts, read_opts=GIT.read_opts,
-                    flags=_fs("--cached", "--staged", "--stat", "--oneline", "-p", "--patch", "--name-only",
-                              "--name-status", "--follow", "--all", "--graph", "-q", "--quiet", "-v",
-                              "--no-color", "-w", "--shortstat", "--numstat"))
+# The forms that only read: an option consumes the next word only where git's read forms
+# (show, log, diff …) take it with a value; -s, -m, -b, -B, -u, -X and --pretty are switches
+# there (`git show -s HEAD:.env` prints the blob), so the word after them is still scanned.
+# tests/test_git_tracked_secrets.py runs `git show OPT HEAD:.env` for each with real git.
+_GIT_READ_VALUED = frozenset({"--grep", "--author", "--committer", "-S", "-G", "--date", "--message",
+                              "--branch", "--set-upstream-to"})
+_GIT_READ_FLAGS = _fs("--cached", "--staged", "--stat", "--oneline", "-p", "--patch", "--name-only",
+                      "--name-status", "--follow", "--all", "--graph", "-q", "--quiet", "-v",
+                      "--no-color", "-w", "--shortstat", "--numstat")
+GIT_READ = CmdPaths(Role.READ, data_opts=_GIT_READ_VALUED, read_opts=GIT.read_opts, flags=_GIT_READ_FLAGS)
+# commit and tag take a message (-m), and commit a commit to reuse one from (-C/-c).
+GIT_MESSAGE = CmdPaths(Role.READ, data_opts=_GIT_READ_VALUED | {"-m", "-C", "-c"}, read_opts=GIT.read_opts,
+                       flags=_GIT_READ_FLAGS)
 GIT_GREP_FILES = _GIT_GREP_FILES
 
 # Commands no option of which writes a file: when their options can't be parsed exactly, a

@@ -30,6 +30,7 @@ from .roles import (
     COMMANDS,
     GIT,
     GIT_DIFF_NO_INDEX,
+    GIT_MESSAGE,
     GIT_READ,
     GIT_WRITERS,
     PROGRAMS,
@@ -619,5 +620,5 @@ def _git_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool) -> list[Sen
     if spec is not None:  # `git -C ~ grep --no-index x` walks the -C directory
         out = [h for d in chdirs for h in _word_hits(d, Role.READ, ctx, dot_rule, tree=True, walk=True)]
         return out + _spec_hits(rest, spec, ctx, dot_rule, name="git")
-    spec = GIT if sub in GIT_WRITERS else GIT_READ
+    spec = GIT if sub in GIT_WRITERS else GIT_MESSAGE if sub in ("commit", "tag") else GIT_READ
     return _spec_hits(words[i + 1:], spec, ctx, dot_rule, name="git", split=True)  # `HEAD:.env`
