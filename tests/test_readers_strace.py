@@ -23,6 +23,11 @@ READERS = [
     "w", "w -h root", "who", "who -a", "who am i", "pstree -ap", "pstree -p 1",
     "shasum -a 256 a", "shasum -c SUMS", "expr length abc", "expr 6 \\* 7", "clear -T xterm",
     "getopt -o ab: -- -a x", "look -f hel a",
+    "cal -h", "ncal -3bwM", "cal 12 2026", "cal -y -A2", "errno -l", "errno ENOENT", "errno -s file",
+    "ascii -t a", "ascii -s hello", "ascii -x", "finger", "finger -l root", "finger -sp",
+    "acpi -V", "acpi -b -i", "dfc -a", "dfc -e json", "gvgen -c 10", "gvgen -t3,2",
+    "apropos ls", "whatis -r '^ls'", "systemd-delta --no-pager --diff=no",
+    "git verify-pack -v repo/.git/objects/pack/*.idx",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
 _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"
@@ -56,6 +61,12 @@ def _run(cmd: str, tmp: Path) -> list[str]:
     if shutil.which("shasum"):
         (tmp / "SUMS").write_text(subprocess.run(["shasum", "a"], cwd=tmp, capture_output=True,
                                                  text=True).stdout)
+    if shutil.which("git") and not (tmp / "repo").exists():
+        git = ["git", "-C", str(tmp / "repo"), "-c", "user.name=a", "-c", "user.email=a@b"]
+        subprocess.run(["git", "init", "-q", str(tmp / "repo")], check=True)
+        (tmp / "repo" / "f").write_text("x\n")
+        for step in (["add", "f"], ["commit", "-qm", "f"], ["gc", "-q"]):
+            subprocess.run([*git, *step], check=True, env={**os.environ, "HOME": str(home)})
     trace = tmp / "trace"
     subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
                     "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
@@ -72,6 +83,12 @@ def test_reader_only_reads(cmd: str, tmp_path: Path) -> None:
     if shutil.which(cmd.split()[0]) is None:
         pytest.skip(f"{cmd.split()[0]} is not installed")
     assert _run(cmd, tmp_path) == []
+
+
+@pytest.mark.skipif(STRACE is None or shutil.which("errno") is None, reason="no strace or errno")
+def test_errno_all_locales_runs_a_shell(tmp_path: Path) -> None:
+    """The counter-example behind ``errno -S``'s refusal: it starts ``sh -c "locale -a"``."""
+    assert any('execve("/bin/sh"' in line or "locale" in line for line in _run("errno -S file", tmp_path))
 
 
 @pytest.mark.skipif(shutil.which("top") is None, reason="top is not installed")

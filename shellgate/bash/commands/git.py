@@ -416,6 +416,11 @@ def NOTES(call: Call, args: tuple[Word, ...]) -> list[Finding]:  # noqa: N802 - 
                         "readonly.unknown_flag")]
     return _NOTES_FORMS(call, tuple(rest))
 
+# verify-pack runs `git index-pack --verify-stat` on each pack (strace: it opens only /dev/null
+# for writing) and prints object ids, types and sizes, never contents.
+VERIFY_PACK = Command("git verify-pack", reads=False, abbrev=False, min_operands=1,
+                      safe=[Flag("-v", "--verbose"), Flag("-s", "--stat-only")])
+
 READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]]] = {
     "status": STATUS, "log": LOG, "show": SHOW, "whatchanged": WHATCHANGED, "rev-list": REV_LIST,
     "diff": DIFF, "diff-tree": DIFF_TREE, "diff-index": DIFF_INDEX, "diff-files": DIFF_FILES,
@@ -426,7 +431,7 @@ READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]
     "version": VERSION, "var": VAR, "branch": BRANCH, "tag": TAG, "config": CONFIG, "stash": STASH,
     "remote": REMOTE, "reflog": REFLOG, "worktree": WORKTREE, "symbolic-ref": SYMBOLIC_REF,
     "clean": CLEAN, "show-branch": SHOW_BRANCH, "cherry": CHERRY, "range-diff": RANGE_DIFF,
-    "notes": NOTES,
+    "notes": NOTES, "verify-pack": VERIFY_PACK,
 }
 _ALIASES = frozenset(READ_FORMS)
 NETWORK_FORMS = gitkeys.NETWORK_SUBCOMMANDS

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..facts import Effect
 from .spec import Call, Command, Finding, Flag, Parsed, Takes
 
 V = Takes.VALUE
@@ -143,6 +144,47 @@ PSTREE = Command("pstree", reads=False, max_operands=1, safe=[
 CLEAR = Command("clear", reads=False, max_operands=0, abbrev=False, safe=[
     Flag("-T", takes=V), Flag("-V"), Flag("-x")])
 
+# netkit finger 0.17: users from utmp and passwd, each one's ~/.plan, .project and .pgpkey
+# (public files; -p skips them). A user@host operand asks that host's finger daemon.
+def _finger(p: Parsed, call: Call) -> Iterable[Finding]:
+    return [Finding("finger user@host asks a remote finger daemon (network)", w.span, "readonly.network",
+                    Effect.NETWORK) for w in p.operands if "@" in w.text]
+
+
+FINGER = Command("finger", reads=False, abbrev=False, check=_finger, safe=[
+    Flag("-l"), Flag("-m"), Flag("-p"), Flag("-s")])
+# acpi 1.7: batteries, adapters, thermal zones and cooling devices from /sys/class (or
+# /proc/acpi with -p, or the directory -d names).
+ACPI = Command("acpi", reads=False, max_operands=0, safe=[
+    Flag("-b", "--battery"), Flag("-i", "--details"), Flag("-a", "--ac-adapter"),
+    Flag("-t", "--thermal"), Flag("-c", "--cooling"), Flag("-V", "--everything"),
+    Flag("-s", "--show-empty"), Flag("-f", "--fahrenheit"), Flag("-k", "--kelvin"),
+    Flag("-d", "--directory", takes=P), Flag("-p", "--proc"), Flag("-h", "--help"),
+    Flag("-v", "--version")])
+# dfc 3.1: df with bars, from /proc/mounts and statvfs; -e exports the table (csv, html, json,
+# tex, text) to stdout. Reads its own ~/.config/dfc/dfcrc (colours and widths).
+DFC = Command("dfc", reads=False, max_operands=0, abbrev=False, safe=[
+    *(Flag(f"-{c}") for c in "abdfhilmMnosTvwW"), Flag("-c", takes=V), Flag("-e", takes=V),
+    Flag("-p", takes=V), Flag("-q", takes=V), Flag("-t", takes=V), Flag("-u", takes=V)])
+
+
+# systemd 252 systemd-delta: which unit and config files override which. Each overridden file
+# is shown by running `diff -us -- LOWER UPPER` (found on PATH, a reader: strace), unless
+# --diff=no; on a terminal the output goes to a pager ($SYSTEMD_PAGER, $PAGER, less), which
+# --no-pager (and a stdout that is no terminal: `terminal.py`) rules out.
+def _systemd_pager(p: Parsed, call: Call) -> Iterable[Finding]:
+    from .terminal import stdout_may_be_terminal
+
+    if not p.has("--no-pager") and stdout_may_be_terminal(call):
+        yield Finding("systemd-delta starts a pager on a terminal ($SYSTEMD_PAGER, $PAGER: add --no-pager)",
+                      call.command.words[0].span, "readonly.program")
+
+
+SYSTEMD_DELTA = Command("systemd-delta", reads=False, check=_systemd_pager, safe=[
+    Flag("-t", "--type", takes=V), Flag("--diff", takes=V), Flag("--no-pager"), Flag("-h", "--help"),
+    Flag("--version")])
+
 COMMANDS = (DATE, UNAME, ID, WHOAMI, GROUPS, HOSTNAME, NPROC, UPTIME, ARCH, TTY, LOGNAME, PRINTENV,
-            FREE, PS, LOCALE, GETCONF, LSCPU, PGREP, IFCONFIG, MOUNT, W, WHO, PSTREE, CLEAR)
+            FREE, PS, LOCALE, GETCONF, LSCPU, PGREP, IFCONFIG, MOUNT, W, WHO, PSTREE, CLEAR,
+            FINGER, ACPI, DFC, SYSTEMD_DELTA)
 CUSTOM = dict.fromkeys(("python", "python3", "python2", "pypy3", "node"), version_only)

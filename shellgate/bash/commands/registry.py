@@ -17,7 +17,7 @@ from .spec import Call, Command, Finding
 Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
-             "network", "git", "launchers", "toolchain", "openssl")
+             "network", "git", "launchers", "toolchain", "openssl", "reference")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -36,7 +36,8 @@ _INDEX_SRC = {
     "shell": "cd pushd popd dirs echo true : false sleep exit return break continue shift times "
              "wait jobs printf type hash history test [ set expr getopt",
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
-            "locale getconf lscpu python python3 python2 pypy3 node pgrep ifconfig mount w who pstree clear",
+            "locale getconf lscpu python python3 python2 pypy3 node pgrep ifconfig mount w who pstree clear "
+            "finger acpi dfc systemd-delta",
     "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat bzip2 bunzip2 xz unxz tar",
     "fileops": "mkdir touch cp mv rm rmdir tee",
     "network": "curl wget ssh ping ping6 dig host nslookup traceroute whois telnet nc ncat netcat",
@@ -46,6 +47,7 @@ _INDEX_SRC = {
     "find": "find",
     "toolchain": "npm cargo rustc pip pip3",
     "openssl": "openssl",
+    "reference": "cal ncal errno ascii apropos whatis gvgen",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 

@@ -261,7 +261,7 @@ COMMANDS: dict[str, CmdPaths] = {
         "pwd", "cd", "pushd", "popd", "dirs", "help", "yes", "seq",
         "expr", "printenv", "wait", "jobs", "fg", "bg", "disown", "umask",
         "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "test",
-        "pstree", "ifconfig",
+        "pstree", "ifconfig", "cal", "ncal", "errno", "ascii", "finger",
         "[", "[[", "((", "let", "getopts", "caller", "notify-send",
         "break", "continue", "logout", "suspend",
     ), _NONE_INERT),
