@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from shellgate.bash.commands.helpforms import HELP_FORMS
+
 STRACE = shutil.which("strace")
 READERS = [
     "bash -c 'history; history 10'",
@@ -83,6 +85,34 @@ def test_reader_only_reads(cmd: str, tmp_path: Path) -> None:
     if shutil.which(cmd.split()[0]) is None:
         pytest.skip(f"{cmd.split()[0]} is not installed")
     assert _run(cmd, tmp_path) == []
+
+
+HELP_RUNS = [(name, form) for name, forms in HELP_FORMS.items() for form in forms]
+_LOOKUP = re.compile(r'^\d+ (?:openat|stat|access|newfstatat|readlink)\((?:AT_FDCWD, )?"([^"]*)"')
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+@pytest.mark.parametrize(("name", "form"), HELP_RUNS, ids=[f"{n} {f}" for n, f in HELP_RUNS])
+def test_help_form_only_prints(name: str, form: str, tmp_path: Path) -> None:
+    """``helpforms.HELP_FORMS``: run in an empty HOME that is also the cwd, the form exits 0,
+    prints, has no effect, and looks up no file in HOME or the cwd (no configuration there can
+    change it)."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed")
+    trace = tmp_path / "trace"
+    home = tmp_path / "home"
+    home.mkdir()
+    p = subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
+                        "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
+                        "rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect,stat,access,"
+                        "newfstatat,readlink", path, form], cwd=home, capture_output=True, timeout=30,
+                       stdin=subprocess.DEVNULL, env={"PATH": os.environ["PATH"], "HOME": str(home)})
+    lines = trace.read_text().splitlines()
+    looked = [line for line in lines if (m := _LOOKUP.match(line)) and " execve(" not in line
+              and (m.group(1).startswith(str(tmp_path)) or not m.group(1).startswith("/"))]
+    assert p.returncode == 0 and (p.stdout or p.stderr)
+    assert _effects("\n".join(lines), name) == [] and looked == []
 
 
 @pytest.mark.skipif(STRACE is None or shutil.which("errno") is None, reason="no strace or errno")

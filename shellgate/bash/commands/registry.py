@@ -11,13 +11,14 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from .helpforms import HELP_FORMS
 from .refused import REFUSED
 from .spec import Call, Command, Finding
 
 Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
-             "network", "git", "launchers", "toolchain", "openssl", "reference")
+             "network", "git", "launchers", "toolchain", "openssl", "reference", "helpforms")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -50,6 +51,7 @@ _INDEX_SRC = {
     "reference": "cal ncal errno ascii apropos whatis gvgen",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
+_INDEX.update(dict.fromkeys(HELP_FORMS, "helpforms"))  # the help-form table is small: its own index
 
 
 def _module(family: str) -> ModuleType:
