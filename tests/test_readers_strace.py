@@ -29,7 +29,8 @@ READERS = [
     "ascii -t a", "ascii -s hello", "ascii -x", "finger", "finger -l root", "finger -sp",
     "acpi -V", "acpi -b -i", "dfc -a", "dfc -e json", "gvgen -c 10", "gvgen -t3,2",
     "apropos ls", "whatis -r '^ls'", "systemd-delta --no-pager --diff=no",
-    "git verify-pack -v repo/.git/objects/pack/*.idx",
+    "git verify-pack -v repo/.git/objects/pack/*.idx", "pr -n -h t a", "pr -2 -t a",
+    "bc -l a </dev/null", "bc -q a </dev/null", "ipcs -a", "ipcs -mb",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
 _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"

@@ -184,7 +184,14 @@ SYSTEMD_DELTA = Command("systemd-delta", reads=False, check=_systemd_pager, safe
     Flag("-t", "--type", takes=V), Flag("--diff", takes=V), Flag("--no-pager"), Flag("-h", "--help"),
     Flag("--version")])
 
+# util-linux ipcs: System V shared memory, queues and semaphores from /proc/sysvipc.
+IPCS = Command("ipcs", reads=False, max_operands=0, safe=[
+    Flag("-i", "--id", takes=V), Flag("-m", "--shmems"), Flag("-q", "--queues"), Flag("-s", "--semaphores"),
+    Flag("-a", "--all"), Flag("-t", "--time"), Flag("-p", "--pid"), Flag("-c", "--creator"),
+    Flag("-l", "--limits"), Flag("-u", "--summary"), Flag("--human"), Flag("-b", "--bytes"),
+    Flag("-h", "--help"), Flag("-V", "--version")])
+
 COMMANDS = (DATE, UNAME, ID, WHOAMI, GROUPS, HOSTNAME, NPROC, UPTIME, ARCH, TTY, LOGNAME, PRINTENV,
             FREE, PS, LOCALE, GETCONF, LSCPU, PGREP, IFCONFIG, MOUNT, W, WHO, PSTREE, CLEAR,
-            FINGER, ACPI, DFC, SYSTEMD_DELTA)
+            FINGER, ACPI, DFC, SYSTEMD_DELTA, IPCS)
 CUSTOM = dict.fromkeys(("python", "python3", "python2", "pypy3", "node"), version_only)

@@ -52,4 +52,10 @@ GVGEN = Command("gvgen", reads=False, max_operands=0, abbrev=False, safe=[
     *(Flag(f"-{c}", takes=V) for c in "cCgGhkbBimMnNprRsStTw"), Flag("-d"), Flag("-v"), Flag("-?")],
     unsafe={Flag("-o", takes=Takes.WRITE_PATH): "writes the graph into a file"})
 
-COMMANDS = (CAL, ERRNO, ASCII, APROPOS, WHATIS, GVGEN)
+# GNU bc 1.07: the language computes and prints (no shell escape, no file access; dc's `!` runs
+# a shell, so dc is not here). Operands are program files it reads, then stdin.
+BC = Command("bc", safe=[
+    Flag("-h", "--help"), Flag("-i", "--interactive"), Flag("-l", "--mathlib"), Flag("-q", "--quiet"),
+    Flag("-s", "--standard"), Flag("-w", "--warn"), Flag("-v", "--version")])
+
+COMMANDS = (BC, CAL, ERRNO, ASCII, APROPOS, WHATIS, GVGEN)

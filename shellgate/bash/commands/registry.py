@@ -27,7 +27,7 @@ _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "arch
 _INDEX_SRC = {
     "text": "cat tac head tail wc nl cut tr uniq sort shuf column paste comm join fold fmt expand "
             "unexpand rev seq strings od hexdump base64 base32 md5sum sha1sum sha224sum sha256sum "
-            "sha384sum sha512sum b2sum cksum sum shasum look cmp xxd",
+            "sha384sum sha512sum b2sum cksum sum shasum look cmp xxd pr",
     "files": "ls tree fd fdfind file stat du df basename dirname realpath readlink which whereis "
              "diff pwd",
     "grep": "grep egrep fgrep rg",
@@ -38,7 +38,7 @@ _INDEX_SRC = {
              "wait jobs printf type hash history test [ set expr getopt",
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
             "locale getconf lscpu python python3 python2 pypy3 node pgrep ifconfig mount w who pstree clear "
-            "finger acpi dfc systemd-delta",
+            "finger acpi dfc systemd-delta ipcs",
     "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat bzip2 bunzip2 xz unxz tar",
     "fileops": "mkdir touch cp mv rm rmdir tee",
     "network": "curl wget ssh ping ping6 dig host nslookup traceroute whois telnet nc ncat netcat",
@@ -48,7 +48,7 @@ _INDEX_SRC = {
     "find": "find",
     "toolchain": "npm cargo rustc pip pip3",
     "openssl": "openssl",
-    "reference": "cal ncal errno ascii apropos whatis gvgen",
+    "reference": "bc cal ncal errno ascii apropos whatis gvgen",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 _INDEX.update(dict.fromkeys(HELP_FORMS, "helpforms"))  # the help-form table is small: its own index

@@ -220,6 +220,20 @@ def _xxd(p: Parsed, call: Call) -> Iterable[Finding]:
 
 XXD = Command("xxd", free=True, check=_xxd)
 
-COMMANDS = (CAT, TAC, HEAD, TAIL, WC, NL, CUT, TR, UNIQ, SORT, SHUF, COLUMN, PASTE, COMM, JOIN,
+# coreutils pr paginates for printing, to stdout (it is no pager): -COLUMN is numeric, the
+# optional values attach (-e[CHAR[WIDTH]], -n[SEP[DIGITS]], -s[CHAR], -S[STRING]).
+PR = Command("pr", numeric=True, safe=[
+    Flag("--columns", takes=V), Flag("-a", "--across"), Flag("-c", "--show-control-chars"),
+    Flag("-d", "--double-space"), Flag("-D", "--date-format", takes=V),
+    Flag("-e", "--expand-tabs", takes=V, optional=True), Flag("-F", "-f", "--form-feed"),
+    Flag("-h", "--header", takes=V), Flag("-i", "--output-tabs", takes=V, optional=True),
+    Flag("-J", "--join-lines"), Flag("-l", "--length", takes=V), Flag("-m", "--merge"),
+    Flag("-n", "--number-lines", takes=V, optional=True), Flag("-N", "--first-line-number", takes=V),
+    Flag("-o", "--indent", takes=V), Flag("-r", "--no-file-warnings"),
+    Flag("-s", "--separator", takes=V, optional=True), Flag("-S", "--sep-string", takes=V, optional=True),
+    Flag("-t", "--omit-header"), Flag("-T", "--omit-pagination"), Flag("-v", "--show-nonprinting"),
+    Flag("-w", "--width", takes=V), Flag("-W", "--page-width", takes=V), Flag("--pages", takes=V), *HELP])
+
+COMMANDS = (PR, CAT, TAC, HEAD, TAIL, WC, NL, CUT, TR, UNIQ, SORT, SHUF, COLUMN, PASTE, COMM, JOIN,
             FOLD, FMT, EXPAND, UNEXPAND, REV, SEQ, STRINGS, OD, HEXDUMP, *BASES, *SUMS, SHASUM, LOOK, CMP,
             XXD)
