@@ -31,6 +31,8 @@ READERS = [
     "apropos ls", "whatis -r '^ls'", "systemd-delta --no-pager --diff=no",
     "git verify-pack -v repo/.git/objects/pack/*.idx", "pr -n -h t a", "pr -2 -t a",
     "bc -l a </dev/null", "bc -q a </dev/null", "ipcs -a", "ipcs -mb",
+    "dmesg", "dmesg -T -x", "dmesg -H -P", "iconv -f latin1 -t utf-8 a", "iconv -l",
+    "journalctl --no-pager -n 5", "journalctl --no-pager --disk-usage", "journalctl --no-pager -k -p err",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
 _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"

@@ -7,10 +7,10 @@ code, and even ``pip list`` runs ``.pth`` files of site-packages at start-up).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..facts import Effect
-from .spec import Call, Command, Finding, Flag, Parsed, Takes
+from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -168,19 +168,23 @@ DFC = Command("dfc", reads=False, max_operands=0, abbrev=False, safe=[
     Flag("-p", takes=V), Flag("-q", takes=V), Flag("-t", takes=V), Flag("-u", takes=V)])
 
 
+def pager_unless(off: str, pages: Callable[[Parsed], bool] = lambda p: True) -> Check:
+    """A check for a program that pipes its output into ``$PAGER`` (or ``less``) when stdout is a
+    terminal and ``pages(parsed)`` holds, unless ``off`` is given: read-only only where no pager
+    can start (``terminal.stdout_may_be_terminal``)."""
+    def check(p: Parsed, call: Call) -> Iterable[Finding]:
+        from .terminal import stdout_may_be_terminal
+
+        if pages(p) and not p.has(off) and stdout_may_be_terminal(call):
+            yield Finding(f"{call.command.name} starts a pager on a terminal ($PAGER: add {off})",
+                          call.command.words[0].span, "readonly.program")
+    return check
+
+
 # systemd 252 systemd-delta: which unit and config files override which. Each overridden file
 # is shown by running `diff -us -- LOWER UPPER` (found on PATH, a reader: strace), unless
-# --diff=no; on a terminal the output goes to a pager ($SYSTEMD_PAGER, $PAGER, less), which
-# --no-pager (and a stdout that is no terminal: `terminal.py`) rules out.
-def _systemd_pager(p: Parsed, call: Call) -> Iterable[Finding]:
-    from .terminal import stdout_may_be_terminal
-
-    if not p.has("--no-pager") and stdout_may_be_terminal(call):
-        yield Finding("systemd-delta starts a pager on a terminal ($SYSTEMD_PAGER, $PAGER: add --no-pager)",
-                      call.command.words[0].span, "readonly.program")
-
-
-SYSTEMD_DELTA = Command("systemd-delta", reads=False, check=_systemd_pager, safe=[
+# --diff=no; on a terminal the output goes to a pager ($SYSTEMD_PAGER, $PAGER, less).
+SYSTEMD_DELTA = Command("systemd-delta", reads=False, check=pager_unless("--no-pager"), safe=[
     Flag("-t", "--type", takes=V), Flag("--diff", takes=V), Flag("--no-pager"), Flag("-h", "--help"),
     Flag("--version")])
 
@@ -191,7 +195,61 @@ IPCS = Command("ipcs", reads=False, max_operands=0, safe=[
     Flag("-l", "--limits"), Flag("-u", "--summary"), Flag("--human"), Flag("-b", "--bytes"),
     Flag("-h", "--help"), Flag("-V", "--version")])
 
+# util-linux 2.38 dmesg: the kernel ring buffer (or -F FILE). -H pipes into $PAGER on a terminal
+# (seen under a pty; -e, -T, -L, -w do not); -c/-C clear the buffer, -D/-E/-n set the console.
+DMESG = Command("dmesg", reads=False, max_operands=0,
+                check=pager_unless("--nopager", lambda p: p.has("-H", "--human")), safe=[
+    Flag("-F", "--file", takes=P), Flag("-f", "--facility", takes=V), Flag("-H", "--human"),
+    Flag("-J", "--json"), Flag("-k", "--kernel"), Flag("-L", "--color", takes=V, optional=True),
+    Flag("-l", "--level", takes=V), Flag("-P", "--nopager"), Flag("-p", "--force-prefix"),
+    Flag("-r", "--raw"), Flag("--noescape"), Flag("-S", "--syslog"), Flag("-s", "--buffer-size", takes=V),
+    Flag("-u", "--userspace"), Flag("-w", "--follow"), Flag("-W", "--follow-new"), Flag("-x", "--decode"),
+    Flag("-d", "--show-delta"), Flag("-e", "--reltime"), Flag("-T", "--ctime"), Flag("-t", "--notime"),
+    Flag("--time-format", takes=V), Flag("--since", takes=V), Flag("--until", takes=V),
+    Flag("-h", "--help"), Flag("-V", "--version")],
+    unsafe={Flag("-C", "--clear"): "clears the kernel ring buffer",
+            Flag("-c", "--read-clear"): "clears the kernel ring buffer after reading it",
+            Flag("-D", "--console-off"): "turns kernel messages to the console off",
+            Flag("-E", "--console-on"): "turns kernel messages to the console on",
+            Flag("-n", "--console-level", takes=V): "sets the console's log level"})
+
+# systemd 252 journalctl (getopt_long): reads journal files and prints entries; on a terminal
+# it pipes them into a pager ($SYSTEMD_PAGER, $PAGER, less) unless --no-pager. Its maintenance
+# commands change the journal or signal journald; --cursor-file rewrites FILE; --image mounts an
+# image; -M asks systemd-machined over D-Bus.
+JOURNALCTL = Command("journalctl", reads=False, check=pager_unless("--no-pager"), safe=[
+    Flag("--system"), Flag("--user"), Flag("-m", "--merge"), Flag("-D", "--directory", takes=P),
+    Flag("--file", takes=P), Flag("--root", takes=P), Flag("--namespace", takes=V),
+    Flag("-S", "--since", takes=V), Flag("-U", "--until", takes=V), Flag("-c", "--cursor", takes=V),
+    Flag("--after-cursor", takes=V), Flag("-b", "--boot", takes=V, optional=True),
+    Flag("-u", "--unit", takes=V), Flag("--user-unit", takes=V), Flag("-t", "--identifier", takes=V),
+    Flag("-p", "--priority", takes=V), Flag("--facility", takes=V), Flag("-g", "--grep", takes=V),
+    Flag("--case-sensitive", takes=V, optional=True), Flag("-k", "--dmesg"),
+    Flag("-o", "--output", takes=V), Flag("--output-fields", takes=V),
+    Flag("-n", "--lines", takes=V, optional=True), Flag("-r", "--reverse"), Flag("--show-cursor"),
+    Flag("--utc"), Flag("-x", "--catalog"), Flag("--no-hostname"), Flag("--no-full"), Flag("-a", "--all"),
+    Flag("-f", "--follow"), Flag("--no-tail"), Flag("-q", "--quiet"), Flag("--no-pager"),
+    Flag("-e", "--pager-end"), Flag("-h", "--help"), Flag("--version"), Flag("-N", "--fields"),
+    Flag("-F", "--field", takes=V), Flag("--list-boots"), Flag("--disk-usage"), Flag("--verify"),
+    Flag("--verify-key", takes=V), Flag("--header"), Flag("--list-catalog"), Flag("--dump-catalog")],
+    unsafe={
+        Flag("-M", "--machine", takes=V): "asks systemd-machined over D-Bus",
+        Flag("--image", takes=P): "mounts a filesystem image",
+        Flag("--cursor-file", takes=Takes.WRITE_PATH): "rewrites the cursor file",
+        Flag("--vacuum-size", takes=V): "deletes journal files",
+        Flag("--vacuum-files", takes=V): "deletes journal files",
+        Flag("--vacuum-time", takes=V): "deletes journal files",
+        Flag("--sync"): "asks journald to write its journal",
+        Flag("--flush"): "asks journald to move its journal",
+        Flag("--relinquish-var"): "asks journald to stop logging to disk",
+        Flag("--smart-relinquish-var"): "asks journald to stop logging to disk",
+        Flag("--rotate"): "asks journald to rotate its files",
+        Flag("--update-catalog"): "rewrites the message catalog",
+        Flag("--setup-keys"): "writes a new sealing key pair", Flag("--force"): "overwrites the sealing keys",
+        Flag("--interval", takes=V): "sets the sealing key interval (with --setup-keys)"})
+
 COMMANDS = (DATE, UNAME, ID, WHOAMI, GROUPS, HOSTNAME, NPROC, UPTIME, ARCH, TTY, LOGNAME, PRINTENV,
             FREE, PS, LOCALE, GETCONF, LSCPU, PGREP, IFCONFIG, MOUNT, W, WHO, PSTREE, CLEAR,
-            FINGER, ACPI, DFC, SYSTEMD_DELTA, IPCS)
+            FINGER, ACPI, DFC, SYSTEMD_DELTA, IPCS, DMESG,
+            JOURNALCTL)
 CUSTOM = dict.fromkeys(("python", "python3", "python2", "pypy3", "node"), version_only)

@@ -27,7 +27,7 @@ _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "arch
 _INDEX_SRC = {
     "text": "cat tac head tail wc nl cut tr uniq sort shuf column paste comm join fold fmt expand "
             "unexpand rev seq strings od hexdump base64 base32 md5sum sha1sum sha224sum sha256sum "
-            "sha384sum sha512sum b2sum cksum sum shasum look cmp xxd pr",
+            "sha384sum sha512sum b2sum cksum sum shasum look cmp xxd pr iconv",
     "files": "ls tree fd fdfind file stat du df basename dirname realpath readlink which whereis "
              "diff pwd",
     "grep": "grep egrep fgrep rg",
@@ -38,7 +38,7 @@ _INDEX_SRC = {
              "wait jobs printf type hash history test [ set expr getopt",
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
             "locale getconf lscpu python python3 python2 pypy3 node pgrep ifconfig mount w who pstree clear "
-            "finger acpi dfc systemd-delta ipcs",
+            "finger acpi dfc systemd-delta ipcs dmesg journalctl",
     "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat bzip2 bunzip2 xz unxz tar",
     "fileops": "mkdir touch cp mv rm rmdir tee",
     "network": "curl wget ssh ping ping6 dig host nslookup traceroute whois telnet nc ncat netcat",

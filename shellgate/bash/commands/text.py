@@ -234,6 +234,14 @@ PR = Command("pr", numeric=True, safe=[
     Flag("-t", "--omit-header"), Flag("-T", "--omit-pagination"), Flag("-v", "--show-nonprinting"),
     Flag("-w", "--width", takes=V), Flag("-W", "--page-width", takes=V), Flag("--pages", takes=V), *HELP])
 
-COMMANDS = (PR, CAT, TAC, HEAD, TAIL, WC, NL, CUT, TR, UNIQ, SORT, SHUF, COLUMN, PASTE, COMM, JOIN,
+# glibc iconv: converts the files (or stdin) to stdout; code set names are looked up in the
+# system's gconv-modules (GCONV_PATH is an environment variable, refused as a prefix).
+ICONV = Command("iconv", safe=[
+    Flag("-f", "--from-code", takes=V), Flag("-t", "--to-code", takes=V), Flag("-l", "--list"), Flag("-c"),
+    Flag("-s", "--silent"), Flag("--verbose"), Flag("-?", "--help"), Flag("--usage"),
+    Flag("-V", "--version")],
+    unsafe={Flag("-o", "--output", takes=Takes.WRITE_PATH): "writes its output to a file"})
+
+COMMANDS = (ICONV, PR, CAT, TAC, HEAD, TAIL, WC, NL, CUT, TR, UNIQ, SORT, SHUF, COLUMN, PASTE, COMM, JOIN,
             FOLD, FMT, EXPAND, UNEXPAND, REV, SEQ, STRINGS, OD, HEXDUMP, *BASES, *SUMS, SHASUM, LOOK, CMP,
             XXD)
