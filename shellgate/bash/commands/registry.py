@@ -17,7 +17,8 @@ from .spec import Call, Command, Finding
 Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
-             "network", "git", "launchers", "toolchain", "openssl")
+             "network", "git", "launchers", "toolchain", "openssl",
+             "wireshark")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -46,6 +47,7 @@ _INDEX_SRC = {
     "find": "find",
     "toolchain": "npm cargo rustc pip pip3",
     "openssl": "openssl",
+    "wireshark": "tshark",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 
