@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -33,6 +34,11 @@ READERS = [
     "bc -l a </dev/null", "bc -q a </dev/null", "ipcs -a", "ipcs -mb",
     "dmesg", "dmesg -T -x", "dmesg -H -P", "iconv -f latin1 -t utf-8 a", "iconv -l",
     "journalctl --no-pager -n 5", "journalctl --no-pager --disk-usage", "journalctl --no-pager -k -p err",
+    "tshark -n -r a.pcap -q -z io,phs", "tshark -n -r a.pcap -q -z endpoints,ip",
+    "tshark -r a.pcap -Y telnet -T fields -e telnet.data", "tshark -nqr a.pcap -z follow,tcp,ascii,0",
+    "tshark -n -r a.pcap -q -z conv,tcp", "tshark -r a.pcap -q -z http,tree",
+    "tshark -r a.pcap -T fields -E separator=, -E header=y -e ip.src", "tshark -n -r a.pcap -V -x -c 2",
+    "tshark --version",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
 _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"
@@ -56,6 +62,29 @@ def _effects(trace: str, program: str) -> list[str]:
     return out
 
 
+def write_pcap(path: Path) -> None:
+    """A pcap of four Ethernet/IPv4/TCP packets: a telnet exchange and an HTTP request/reply."""
+    def csum(b: bytes) -> int:
+        s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+        s = (s >> 16) + (s & 0xFFFF)
+        return ~(s + (s >> 16)) & 0xFFFF
+
+    def pkt(src: bytes, dst: bytes, sport: int, dport: int, data: bytes) -> bytes:
+        tcp = struct.pack("!HHIIBBHHH", sport, dport, 1, 1, 5 << 4, 0x18, 65535, 0, 0) + data
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 1, 0, 64, 6, 0, src, dst)
+        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+        return b"\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\x08\x00" + ip + tcp
+
+    a, b = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
+    packets = [pkt(a, b, 40000, 23, b"login: root\r\n"), pkt(b, a, 23, 40000, b"Password:"),
+               pkt(a, b, 40001, 80, b"GET /flag.txt HTTP/1.1\r\nHost: x\r\n\r\n"),
+               pkt(b, a, 80, 40001, b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nflag!")]
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+    for i, p in enumerate(packets):
+        out += struct.pack("<IIII", 1700000000 + i, 0, len(p), len(p)) + p
+    path.write_bytes(out)
+
+
 def _run(cmd: str, tmp: Path) -> list[str]:
     home = tmp / "home"
     home.mkdir(exist_ok=True)
@@ -72,6 +101,8 @@ def _run(cmd: str, tmp: Path) -> list[str]:
         (tmp / "repo" / "f").write_text("x\n")
         for step in (["add", "f"], ["commit", "-qm", "f"], ["gc", "-q"]):
             subprocess.run([*git, *step], check=True, env={**os.environ, "HOME": str(home)})
+    if not (tmp / "a.pcap").exists():
+        write_pcap(tmp / "a.pcap")
     trace = tmp / "trace"
     subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
                     "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"

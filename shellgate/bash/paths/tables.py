@@ -193,6 +193,8 @@ IMPLANT_RULES: tuple[PathRule, ...] = (
     _implant(".git/commondir", "re-points git at another repository's config (core.fsmonitor …)"),
     _implant(".git/worktrees/*/{config*,hooks/**}", "linked-worktree config (openmoat GIT_EXEC_VECTORS)"),
     _implant(".git/modules/**/{hooks/**,config}", "submodule hooks and config"),
+    _implant("~/.{config/wireshark,wireshark,local/lib/wireshark}/**",
+             "tshark runs init.lua and Lua plug-ins from there at every start"),
     _implant("~/.gitconfig", "user git config: aliases, pager, fsmonitor, hooksPath"),
     _implant("~/.config/git/{config,attributes,hooks/**}", "user git config (XDG location)"),
     _implant("/etc/gitconfig", "system git config"),
