@@ -33,7 +33,7 @@ READERS = [
     "git verify-pack -v repo/.git/objects/pack/*.idx", "pr -n -h t a", "pr -2 -t a",
     "bc -l a </dev/null", "bc -q a </dev/null", "ipcs -a", "ipcs -mb",
     "dmesg", "dmesg -T -x", "dmesg -H -P", "iconv -f latin1 -t utf-8 a", "iconv -l",
-    "journalctl --no-pager -n 5", "journalctl --no-pager --disk-usage", "journalctl --no-pager -k -p err",
+    "journalctl --no-pager -n 5", "journalctl --no-pager -b -1 -n 5", "journalctl --no-pager --disk-usage", "journalctl --no-pager -k -p err",
     "tshark -n -r a.pcap -q -z io,phs", "tshark -n -r a.pcap -q -z endpoints,ip",
     "tshark -r a.pcap -Y telnet -T fields -e telnet.data", "tshark -nqr a.pcap -z follow,tcp,ascii,0",
     "tshark -n -r a.pcap -q -z conv,tcp", "tshark -r a.pcap -q -z http,tree",

@@ -29,6 +29,7 @@ caller says what that costs (not read-only; an unsure path role from there on).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 
@@ -39,19 +40,23 @@ from ..ir import Word
 class Arity(Enum):
     NONE = 0      # a switch
     REQUIRED = 1  # the rest of the word, else the next word(s)
-    OPTIONAL = 2  # only attached (getopt's optional_argument)
+    OPTIONAL = 2  # only attached (getopt's optional_argument), or a next word ``peek`` matches
 
 
 @record(eq=False)
 class Option:
     """One option's syntax. ``key``: what the caller wants back (a ``Flag``, a name).
     ``nargs``: how many words a required value takes (``jq --arg name value``); ``lastarg``: the
-    value may be missing when the option is the last word (git's ``--merged [commit]``)."""
+    value may be missing when the option is the last word (git's ``--merged [commit]``);
+    ``peek``: an optional value not attached is the next word when that word is static and
+    matches this pattern whole (journalctl's ``-b -1``, ``-n 20``: it tries the next word as the
+    value and leaves it in place when that fails)."""
 
     key: object
     arity: Arity = Arity.NONE
     nargs: int = 1
     lastarg: bool = False
+    peek: re.Pattern[str] | None = None
 
 
 @record(eq=False)
@@ -191,6 +196,16 @@ def _values(words: Sequence[Word], i: int, item: Item) -> int:
     return i
 
 
+def _peek(words: Sequence[Word], i: int, item: Item) -> int:
+    """An optional value that is not attached: the next word, when ``peek`` takes it."""
+    opt = item.option
+    if opt is not None and opt.peek is not None and i < len(words) and words[i].static \
+            and opt.peek.fullmatch(words[i].text):
+        item.values = (words[i],)
+        return i + 1
+    return i
+
+
 def _long(syntax: Syntax, words: Sequence[Word], i: int, w: Word, items: list[Item]) -> int:
     spelled, eq, attached = w.text.partition("=")
     name, opt, kind = resolve_long(syntax, spelled)
@@ -209,7 +224,7 @@ def _long(syntax: Syntax, words: Sequence[Word], i: int, w: Word, items: list[It
         return i
     if opt.arity is Arity.REQUIRED:
         return _values(words, i, item)
-    return i
+    return _peek(words, i, item)
 
 
 def _short(syntax: Syntax, words: Sequence[Word], i: int, w: Word, items: list[Item]) -> int:
@@ -239,7 +254,7 @@ def _short(syntax: Syntax, words: Sequence[Word], i: int, w: Word, items: list[I
             return i
         if opt.arity is Arity.REQUIRED:
             return _values(words, i, item)
-        return i
+        return _peek(words, i, item)
     for item in pending:
         i = _values(words, i, item)
     return i

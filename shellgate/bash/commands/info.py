@@ -217,16 +217,21 @@ DMESG = Command("dmesg", reads=False, max_operands=0,
 # it pipes them into a pager ($SYSTEMD_PAGER, $PAGER, less) unless --no-pager. Its maintenance
 # commands change the journal or signal journald; --cursor-file rewrites FILE; --image mounts an
 # image; -M asks systemd-machined over D-Bus.
+# -b and -n take an optional value; not attached, journalctl tries the next word as one (a boot
+# offset or ID, a count) and leaves it a match when that fails (measured: `-b -1`, `-b all`,
+# `-n +5` are taken, `-b foo`, `-n -5` are not). These patterns take less than it does.
+_BOOT = r"all|[+-]?[0-9]{1,9}|[0-9a-fA-F]{32}([+-][0-9]{1,9})?"
+_LINES = r"all|\+?[0-9]{1,9}"
 JOURNALCTL = Command("journalctl", reads=False, check=pager_unless("--no-pager"), safe=[
     Flag("--system"), Flag("--user"), Flag("-m", "--merge"), Flag("-D", "--directory", takes=P),
     Flag("--file", takes=P), Flag("--root", takes=P), Flag("--namespace", takes=V),
     Flag("-S", "--since", takes=V), Flag("-U", "--until", takes=V), Flag("-c", "--cursor", takes=V),
-    Flag("--after-cursor", takes=V), Flag("-b", "--boot", takes=V, optional=True),
+    Flag("--after-cursor", takes=V), Flag("-b", "--boot", takes=V, peek=_BOOT),
     Flag("-u", "--unit", takes=V), Flag("--user-unit", takes=V), Flag("-t", "--identifier", takes=V),
     Flag("-p", "--priority", takes=V), Flag("--facility", takes=V), Flag("-g", "--grep", takes=V),
     Flag("--case-sensitive", takes=V, optional=True), Flag("-k", "--dmesg"),
     Flag("-o", "--output", takes=V), Flag("--output-fields", takes=V),
-    Flag("-n", "--lines", takes=V, optional=True), Flag("-r", "--reverse"), Flag("--show-cursor"),
+    Flag("-n", "--lines", takes=V, peek=_LINES), Flag("-r", "--reverse"), Flag("--show-cursor"),
     Flag("--utc"), Flag("-x", "--catalog"), Flag("--no-hostname"), Flag("--no-full"), Flag("-a", "--all"),
     Flag("-f", "--follow"), Flag("--no-tail"), Flag("-q", "--quiet"), Flag("--no-pager"),
     Flag("-e", "--pager-end"), Flag("-h", "--help"), Flag("--version"), Flag("-N", "--fields"),

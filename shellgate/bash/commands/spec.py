@@ -65,7 +65,8 @@ class Flag:
     ``optional``: the value may only be attached (``-i.bak``, ``--in-place=.bak``), as for
     getopt's ``optional_argument``. ``nargs``: how many separate words a value takes
     (``jq --arg name value`` takes two). ``lastarg``: the value may be missing when the flag is
-    the last word (git's ``--merged [commit]``).
+    the last word (git's ``--merged [commit]``). ``peek``: an optional value may also be the
+    next word when that word matches this pattern whole (``journalctl -b -1``).
     """
 
     names: tuple[str, ...]
@@ -73,14 +74,16 @@ class Flag:
     optional: bool
     nargs: int
     lastarg: bool
+    peek: str
 
     def __init__(self, *names: str, takes: Takes = Takes.NONE, optional: bool = False,
-                 nargs: int = 1, lastarg: bool = False) -> None:
+                 nargs: int = 1, lastarg: bool = False, peek: str = "") -> None:
         object.__setattr__(self, "names", names)
         object.__setattr__(self, "takes", takes)
-        object.__setattr__(self, "optional", optional)
+        object.__setattr__(self, "optional", optional or bool(peek))
         object.__setattr__(self, "nargs", nargs)
         object.__setattr__(self, "lastarg", lastarg)
+        object.__setattr__(self, "peek", peek)
 
     @property
     def long(self) -> str:
@@ -226,7 +229,7 @@ class Command:
 def option_of(flag: Flag) -> Option:
     """A flag's syntax for the reader (``getopt.split``)."""
     arity = Arity.NONE if not flag.has_value else Arity.OPTIONAL if flag.optional else Arity.REQUIRED
-    return Option(flag, arity, flag.nargs, flag.lastarg)
+    return Option(flag, arity, flag.nargs, flag.lastarg, re.compile(flag.peek) if flag.peek else None)
 
 
 def syntax_of(name: str, flags: Iterable[Flag], **how: bool) -> Syntax:

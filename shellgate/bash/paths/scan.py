@@ -302,7 +302,7 @@ def _syntax(spec: CmdPaths, name: str) -> Syntax:
             continue
         table_opt = (ro.long.get(o) if o[1] == "-" else ro.short.get(o[1])) if ro is not None else None
         if table_opt is not None:
-            opt = Option(o, table_opt.arity, table_opt.nargs, table_opt.lastarg)
+            opt = Option(o, table_opt.arity, table_opt.nargs, table_opt.lastarg, table_opt.peek)
         else:
             opt = Option(o, Arity.REQUIRED if o in valued else Arity.NONE)
         if o[1] == "-":
