@@ -19,7 +19,7 @@ Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
              "network", "git", "launchers", "toolchain", "openssl", "reference", "helpforms",
-             "wireshark")
+             "wireshark", "iproute")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -51,6 +51,7 @@ _INDEX_SRC = {
     "openssl": "openssl",
     "reference": "bc cal ncal errno ascii apropos whatis gvgen",
     "wireshark": "tshark",
+    "iproute": "ip",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 _INDEX.update(dict.fromkeys(HELP_FORMS, "helpforms"))  # the help-form table is small: its own index

@@ -267,8 +267,8 @@ COMMANDS: dict[str, CmdPaths] = {
     ), _NONE_INERT),
     # …these have options that do (`date -f FILE`, `history -r FILE`, `hostname -F FILE`)
     **dict.fromkeys((
-        "hash", "hostname", "man", "info", "apropos", "whatis", "date", "history", "trap", "read", "mount",
-        "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
+        "hash", "hostname", "ip", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
+        "mount", "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
     ), _NONE),
     **dict.fromkeys((
         "ls", "dir", "vdir", "stat", "df", "realpath", "readlink", "namei", "lsattr", "getfacl", "exa", "eza",

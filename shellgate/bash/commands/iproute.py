@@ -1,0 +1,135 @@
+"""iproute2's ``ip``: the forms that print an object (``ip a``, ``ip -br link``, ``ip r get
+1.1.1.1``, ``ip neigh show dev eth0``). Every other verb changes the host's network (``add``,
+``del``, ``set``, ``flush``, ``change`` …), writes (``route save``), enters a namespace
+(``netns exec``, ``vrf exec``, ``-n``) or runs commands from a file (``-batch``).
+
+ip reads its words by prefix, in table order (``matches()``): ``ip link s`` is ``set`` (``set``
+comes before ``show`` in ``link``'s list) while ``ip address s`` is ``show``; ``-b`` is
+``-batch``, ``-br`` is ``-brief``. So no spelling is derived here: each accepted one is listed,
+``sh[ow]`` standing for ``sh``, ``sho`` and ``show`` as ip's own usage writes it, and
+tests/test_iproute.py runs every one (iproute2 6.1) in a fresh network namespace, compares what
+it prints with the canonical spelling's and reads its netlink requests under strace: only
+``RTM_GET*`` dumps, and ``link``'s empty ``RTM_NEWLINK`` probe the kernel refuses (no index, no
+change, no create flag — ip asks whether the kernel knows ``RTM_NEWLINK`` at all).
+
+Objects whose dump prints secrets are not here (``xfrm state`` prints IPsec keys), nor
+``monitor`` (it runs until killed; ``monitor file`` reads a file). After a showing verb every
+word is a filter (``dev``, ``table all``, ``scope global``, ``up``) and may be anything: it
+cannot turn the dump into a change. Words before it must be static and listed; an ``xargs`` that
+appends words may only append filters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .spec import Call, Finding
+
+_COLORS = frozenset({"always", "auto", "never"})
+_FAMILIES = frozenset({"inet", "inet6", "mpls", "bridge", "link"})
+
+
+def _spellings(pattern: str) -> frozenset[str]:
+    """``"sh[ow] lst"`` -> sh, sho, show, lst: each word and the prefixes its brackets allow."""
+    out: set[str] = set()
+    for word in pattern.split():
+        head, _, tail = word.partition("[")
+        tail = tail.rstrip("]")
+        out.update(head + tail[:i] for i in range(len(tail) + 1))
+    return frozenset(out)
+
+
+# Global options, spelled with one dash or two: those that only change how the dump prints.
+FLAGS = ("-4 -6 -0 -M -B -s[tatistics] -stats -d[etails] -h[uman-readable] -iec -j[son] -p[retty] "
+         "-br[ief] -o[neline] -t[imestamp] -ts[hort] -N[umeric] -a[ll] -c[olor]")
+_FLAGS = _spellings(FLAGS)
+_FAMILY = _spellings("-f[amily]")
+_COLOR = _spellings("-c[olor]")
+_VERSION = _spellings("-V[ersion]")   # prints the version and exits before reading further
+_REFUSED = {
+    **dict.fromkeys(_spellings("-b[atch]"), "reads ip commands from a file and runs them"),
+    **dict.fromkeys(_spellings("-n[etns]"), "runs in another network namespace"),
+    **dict.fromkeys(_spellings("-r[esolve]"), "looks addresses up in DNS (network)"),
+    **dict.fromkeys(_spellings("-fo[rce]"), "goes on after a failing -batch command"),
+}
+
+# object, its spellings, the verbs that only print it (no verb is the listing).
+OBJECTS: dict[str, tuple[str, str]] = {name: (spelled, verbs) for name, spelled, verbs in (
+        ("address", "a[ddress]", "s[how] l[ist] lst h[elp]"),
+        ("addrlabel", "addrl[abel]", "s[how] l[ist] lst h[elp]"),
+        ("maddress", "m[address]", "s[how] l[ist] lst h[elp]"),
+        ("route", "r[oute]", "s[how] l[ist] lst g[et] h[elp]"),
+        ("rule", "ru[le]", "s[how] l[ist] lst h[elp]"),
+        ("neighbour", "n[eighbour] neighbor", "s[how] l[ist] lst h[elp]"),
+        ("ntable", "nt[able] ntbl", "s[how] h[elp]"),
+        ("link", "l[ink]", "sh[ow] l[ist] lst h[elp]"),
+        ("tunnel", "t[unnel] tunl", "s[how] l[ist] lst h[elp]"),
+        ("tuntap", "tunt[ap] tap", "s[how] l[ist] lst h[elp]"),
+        ("mroute", "mr[oute]", "s[how] l[ist] lst h[elp]"),
+        ("netns", "netn[s]", "l[ist] list-id h[elp]"),
+        ("netconf", "netc[onf]", "s[how] h[elp]"),
+        ("vrf", "vrf", "s[how] h[elp]"),
+        ("nexthop", "nex[thop]", "s[how] l[ist] lst h[elp]"),
+        ("stats", "st[ats]", "show help"),   # stats reads its verbs whole
+    )}
+_SPELLED = {name: (_spellings(o), _spellings(v)) for name, (o, v) in OBJECTS.items()}
+_HELP = _spellings("h[elp]")
+_NO_FILTERS = frozenset({"netns"})   # `netns list NAME`: no filter words, only the listing
+
+
+def ip(call: Call) -> list[Finding]:
+    """``ip [OPTIONS] OBJECT [SHOW-VERB [FILTER …]]``, ``ip [OBJECT] help``, ``ip -V``."""
+    args = call.command.args
+
+    def no(word_index: int | None, why: str) -> list[Finding]:
+        span = (args[word_index] if word_index is not None else call.command.words[0]).span
+        return [Finding(f"ip {why}", span, "readonly.subcommand")]
+
+    i = 0
+    while i < len(args) and args[i].text.startswith("-"):
+        w = args[i]
+        if not w.static:
+            return no(i, "with an option known only at run time")
+        if w.text == "--":
+            i += 1
+            break
+        opt = w.text[1:] if w.text.startswith("--") else w.text
+        name, eq, value = opt.partition("=")
+        if name in _REFUSED:
+            return no(i, f"{w.text} {_REFUSED[name]}")
+        if eq and name in _COLOR and value in _COLORS:
+            i += 1
+        elif not eq and opt in _VERSION:
+            return []
+        elif not eq and opt in _FLAGS:
+            i += 1
+        elif not eq and opt in _FAMILY:
+            if i + 1 >= len(args) or not args[i + 1].static or args[i + 1].text not in _FAMILIES:
+                return no(i, f"{w.text} with a family that is not inet, inet6, mpls, bridge or link")
+            i += 2
+        else:
+            return no(i, f"option {w.text} is not one that only changes how ip prints")
+    if i >= len(args):
+        return no(None, "with words appended at run time (xargs)") if call.wild_tail else []
+    obj = args[i]
+    if not obj.static:
+        return no(i, "with an object known only at run time")
+    if obj.text in _HELP:
+        return []
+    name = next((n for n, (spelled, _) in _SPELLED.items() if obj.text in spelled), None)
+    if name is None:
+        return no(i, f"{obj.text}: not an object whose showing forms are read-only here")
+    verbs = _SPELLED[name][1]
+    rest = args[i + 1:]
+    if not rest:
+        return no(None, "with words appended at run time (xargs)") if call.wild_tail else []
+    verb = rest[0]
+    if not verb.static or verb.text not in verbs:
+        shows = ", ".join(re.sub(r"[][]", "", OBJECTS[name][1]).split()[:-1])
+        return no(i + 1, f"{obj.text} {verb.text}: only {shows} print {name}")
+    if name in _NO_FILTERS and (len(rest) > 1 or call.wild_tail):
+        return no(i + 2 if len(rest) > 1 else None, f"{obj.text} {verb.text} takes no further words")
+    return []
+
+
+CUSTOM = {"ip": ip}
