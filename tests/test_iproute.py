@@ -131,3 +131,58 @@ def test_trace_reader_sees_changes(tmp_path: Path) -> None:
     subprocess.run(["unshare", "-n", "bash", str(script)], check=True, timeout=60)
     assert _effects((tmp_path / "a").read_text())
     assert _effects((tmp_path / "b").read_text())
+
+
+# Filter words: ip reads host names nowhere (numeric only); ss resolves them while parsing its
+# filter. Each form runs in a fresh namespace, where a lookup is a connect() to the resolver.
+IP_FILTERS = ["address show to example.com", "route show to example.com",
+              "route get 1.1.1.1 from example.com", "neighbour show to example.com",
+              "rule show from example.com", "link show example.com",
+              "tunnel show remote example.com", "-6 tunnel show remote example.com",
+              "mroute show from example.com", "addrlabel list example.com"]
+SS_WORDS = ["", "-tlnp", "-s", "-tunap", "-lt state listening", "-o state established '( dport = :ssh )'",
+            "-nlpt sport = :80", "-t dst 10.0.0.1:443", "-t dst 10.0.0.0/8", "-tn dport eq 22", "-t dev lo",
+            "-x", "-t exclude listening", "-t dst '*:22'", "-t src 127.0.0.1 and not dport = :22",
+            # the host names, which must ask:
+            "-t dst example.com", "-t eth0", "-t dst cafe", "-t dst localhost", "-t src example.com:22",
+            "-t '( dst example.com )'"]
+
+
+def _in_netns(tmp_path: Path, forms: list[str]) -> list[str]:
+    """Each ``PROGRAM ARGS`` form's trace, run in one fresh network namespace."""
+    lines = []
+    for i, f in enumerate(forms):
+        lines.append(f"timeout 20 strace -f -qq -o {tmp_path}/t{i} -e trace=execve,openat,connect,ioctl,"
+                     f"sendto,sendmsg,mkdir,unlink,rename {f} >/dev/null 2>&1 </dev/null || true")
+    (tmp_path / "run.sh").write_text("ip link set lo up\n" + "\n".join(lines) + "\n")
+    subprocess.run(["unshare", "-n", "bash", str(tmp_path / "run.sh")], check=True, timeout=600,
+                   env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(tmp_path), "LC_ALL": "C"})
+    return [(tmp_path / f"t{i}").read_text(errors="replace") for i in range(len(forms))]
+
+
+def _looks_up(trace: str) -> bool:
+    return bool(re.search(r' connect\(\d+, \{sa_family=AF_INET6?,', trace))
+
+
+def test_ip_filters_look_nothing_up(tmp_path: Path) -> None:
+    traces = _in_netns(tmp_path, [f"ip {f}" for f in IP_FILTERS])
+    assert [f for f, t in zip(IP_FILTERS, traces, strict=True) if _effects(t)] == []
+
+
+def test_ss_allows_only_filters_it_resolves_nothing_for(tmp_path: Path) -> None:
+    """Allowed by shellgate => no lookup, run for real; and the host-name forms do look up (the
+    oracle sees it), so each of them must ask."""
+    from shellgate.bash.analysis import analyse
+    from shellgate.bash.facts import Context
+
+    if shutil.which("ss") is None:
+        pytest.skip("ss is not installed")
+    ctx = Context(cwd=tmp_path, workspace=tmp_path, home=tmp_path)
+    traces = _in_netns(tmp_path, [f"ss {f}" for f in SS_WORDS])
+    for form, trace in zip(SS_WORDS, traces, strict=True):
+        allowed = analyse(f"ss {form}", ctx).readonly
+        if allowed:
+            assert not _looks_up(trace), f"ss {form} is allowed but looks a host name up"
+        elif "example.com" in form:
+            assert _looks_up(trace), f"the oracle missed the lookup of ss {form}"
+    assert [f for f in SS_WORDS if not analyse(f"ss {f}", ctx).readonly] == SS_WORDS[15:]

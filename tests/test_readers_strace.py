@@ -40,6 +40,7 @@ READERS = [
     "tshark -n -r a.pcap -q -z conv,tcp", "tshark -r a.pcap -q -z http,tree",
     "tshark -r a.pcap -T fields -E separator=, -E header=y -e ip.src", "tshark -n -r a.pcap -V -x -c 2",
     "tshark --version",
+    "ss -tlnp", "ss -s", "ss -a", "ss -x", "ss -tunap", "ss -o state established ( dport = :ssh )",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
 _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"

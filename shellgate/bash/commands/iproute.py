@@ -1,4 +1,4 @@
-"""iproute2's ``ip``: the forms that print an object (``ip a``, ``ip -br link``, ``ip r get
+"""iproute2's ``ip`` and ``ss``. ``ip``: the forms that print an object (``ip a``, ``ip -br link``, ``ip r get
 1.1.1.1``, ``ip neigh show dev eth0``). Every other verb changes the host's network (``add``,
 ``del``, ``set``, ``flush``, ``change`` …), writes (``route save``), enters a namespace
 (``netns exec``, ``vrf exec``, ``-n``) or runs commands from a file (``-batch``).
@@ -22,8 +22,10 @@ appends words may only append filters.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from .spec import Call, Finding
+from ..facts import Effect
+from .spec import Call, Command, Finding, Flag, Parsed, Takes
 
 _COLORS = frozenset({"always", "auto", "never"})
 _FAMILIES = frozenset({"inet", "inet6", "mpls", "bridge", "link"})
@@ -133,3 +135,56 @@ def ip(call: Call) -> list[Finding]:
 
 
 CUSTOM = {"ip": ip}
+
+
+# ss (iproute2 6.1, getopt_long): sockets from netlink sock_diag and /proc. Its filter is an
+# expression whose host names it resolves when parsing (measured: `ss -t dst example.com` asks
+# DNS), so a filter word is read-only only when it is a keyword, a state, an operator, a number,
+# a numeric address or a :port (service names come from /etc/services), or a device after dev.
+_SS_WORDS = _spellings(
+    "state exclude excl src dst sport dport dev fwmark autobound and or not ( ) ! & | = == != > < >= "
+    "<= eq ne neq gt lt ge le all connected synchronized bucket big established syn-sent syn-recv "
+    "fin-wait-1 fin-wait-2 time-wait closed close-wait last-ack listening listen closing")
+_SS_TOKEN = re.compile(r"[()!&|]|[^\s()!&|]+")
+_SS_NUMERIC = re.compile(
+    r"(\*|[0-9]{1,3}(\.[0-9]{1,3}){0,3}|\[[0-9a-fA-F:.]*\]|[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*)?"
+    r"(/[0-9]{1,3})?(:([0-9]{1,5}|[a-z][a-z0-9-]*|\*))?|0x[0-9a-fA-F]+(/0x[0-9a-fA-F]+)?")
+_SS_DEV = re.compile(r"[\w.:@-]{1,15}")
+
+
+def _ss_filter(p: Parsed, call: Call) -> Iterable[Finding]:
+    after_dev = False
+    for w in p.operands:
+        if not w.static:
+            yield Finding("ss with a filter word known only at run time (a host name is looked up)",
+                          w.span, "readonly.operand", Effect.NETWORK)
+            continue
+        for tok in _SS_TOKEN.findall(w.text):
+            dev = after_dev and _SS_DEV.fullmatch(tok)
+            if not (tok in _SS_WORDS or _SS_NUMERIC.fullmatch(tok) or dev):
+                yield Finding(f"ss filter word {tok!r} may be a host name: ss resolves it (DNS)", w.span,
+                              "readonly.operand", Effect.NETWORK)
+            after_dev = tok == "dev"
+    if call.wild_tail:
+        yield Finding("ss with filter words appended at run time (xargs)", call.command.words[0].span,
+                      "readonly.operand", Effect.NETWORK)
+
+
+SS = Command("ss", reads=False, check=_ss_filter, safe=[
+    Flag("-h", "--help"), Flag("-V", "--version"), Flag("-n", "--numeric"), Flag("-a", "--all"),
+    Flag("-l", "--listening"), Flag("-o", "--options"), Flag("-e", "--extended"), Flag("-m", "--memory"),
+    Flag("-p", "--processes"), Flag("-T", "--threads"), Flag("-i", "--info"), Flag("--tipcinfo"),
+    Flag("-s", "--summary"), Flag("--tos"), Flag("--cgroup"), Flag("-b", "--bpf"), Flag("-E", "--events"),
+    Flag("-Z", "--context"), Flag("-z", "--contexts"), Flag("-4", "--ipv4"), Flag("-6", "--ipv6"),
+    Flag("-0", "--packet"), Flag("-t", "--tcp"), Flag("-M", "--mptcp"), Flag("-S", "--sctp"),
+    Flag("-u", "--udp"), Flag("-d", "--dccp"), Flag("-w", "--raw"), Flag("-x", "--unix"), Flag("--tipc"),
+    Flag("--vsock"), Flag("--xdp"), Flag("-f", "--family", takes=Takes.VALUE), Flag("-H", "--no-header"),
+    Flag("-O", "--oneline"), Flag("--inet-sockopt"), Flag("-A", "--query", "--socket", takes=Takes.VALUE)],
+    unsafe={Flag("-K", "--kill"): "closes the sockets it matches",
+            Flag("-D", "--diag", takes=Takes.WRITE_PATH): "dumps raw socket information to a file",
+            Flag("-N", "--net", takes=Takes.VALUE): "runs in another network namespace",
+            Flag("-r", "--resolve"): "looks addresses up in DNS (network)",
+            Flag("-F", "--filter", takes=Takes.PATH): "reads its filter from a file (a host name there is "
+                                                      "looked up in DNS)"})
+
+COMMANDS = (SS,)

@@ -51,7 +51,7 @@ _INDEX_SRC = {
     "openssl": "openssl",
     "reference": "bc cal ncal errno ascii apropos whatis gvgen",
     "wireshark": "tshark",
-    "iproute": "ip",
+    "iproute": "ip ss",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 _INDEX.update(dict.fromkeys(HELP_FORMS, "helpforms"))  # the help-form table is small: its own index

@@ -267,7 +267,7 @@ COMMANDS: dict[str, CmdPaths] = {
     ), _NONE_INERT),
     # …these have options that do (`date -f FILE`, `history -r FILE`, `hostname -F FILE`)
     **dict.fromkeys((
-        "hash", "hostname", "ip", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
+        "hash", "hostname", "ip", "ss", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
         "mount", "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
     ), _NONE),
     **dict.fromkeys((
