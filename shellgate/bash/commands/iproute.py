@@ -1,7 +1,8 @@
-"""iproute2's ``ip`` and ``ss``. ``ip``: the forms that print an object (``ip a``, ``ip -br link``, ``ip r get
-1.1.1.1``, ``ip neigh show dev eth0``). Every other verb changes the host's network (``add``,
-``del``, ``set``, ``flush``, ``change`` …), writes (``route save``), enters a namespace
-(``netns exec``, ``vrf exec``, ``-n``) or runs commands from a file (``-batch``).
+"""iproute2's ``ip`` and ``ss`` (``SS`` below). ``ip``: the forms that print an object (``ip a``,
+``ip -br link``, ``ip r get 1.1.1.1``, ``ip neigh show dev eth0``). Every other verb changes the
+host's network (``add``, ``del``, ``set``, ``flush``, ``change`` …), writes (``route save``),
+enters a namespace (``netns exec``, ``vrf exec``, ``-n``) or runs commands from a file
+(``-batch``).
 
 ip reads its words by prefix, in table order (``matches()``): ``ip link s`` is ``set`` (``set``
 comes before ``show`` in ``link``'s list) while ``ip address s`` is ``show``; ``-b`` is
@@ -15,8 +16,9 @@ change, no create flag — ip asks whether the kernel knows ``RTM_NEWLINK`` at a
 Objects whose dump prints secrets are not here (``xfrm state`` prints IPsec keys), nor
 ``monitor`` (it runs until killed; ``monitor file`` reads a file). After a showing verb every
 word is a filter (``dev``, ``table all``, ``scope global``, ``up``) and may be anything: it
-cannot turn the dump into a change. Words before it must be static and listed; an ``xargs`` that
-appends words may only append filters.
+cannot turn the dump into a change, and ip reads addresses as numbers only (a host name in a
+filter looks nothing up: measured, unlike ``ss``). Words before it must be static and listed;
+an ``xargs`` that appends words may only append filters.
 """
 
 from __future__ import annotations
