@@ -40,6 +40,10 @@ READERS = [
     "tshark -n -r a.pcap -q -z conv,tcp", "tshark -r a.pcap -q -z http,tree",
     "tshark -r a.pcap -T fields -E separator=, -E header=y -e ip.src", "tshark -n -r a.pcap -V -x -c 2",
     "tshark --version",
+    "lsblk", "lsblk -f", "lsblk -J -b -O", "lsblk -T", "findmnt", "findmnt -s", "findmnt -D", "findmnt -x",
+    "findmnt -J /", "lsmod", "vmstat", "vmstat -s", "vmstat -d", "vmstat -a -t -w 1 2", "last",
+    "last -n 10 -x",
+    "lsns", "lsns -T", "lsns -t net -J", "lslocks", "lslocks -J -u", "lsipc", "lsipc -g", "lsipc -m -J",
     "ss -tlnp", "ss -s", "ss -a", "ss -x", "ss -tunap", "ss -o state established ( dport = :ssh )",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")

@@ -35,7 +35,7 @@ HELP_FORMS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys((
         "gcc", "cc", "g++", "c++", "ld", "as", "make", "cmake", "shfmt", "strace", "bwrap",
         "gettext", "msgattrib", "msgcat", "msgfmt", "msginit", "msgmerge", "xgettext", "localedef",
-        "zdump", "chmem", "colcrt", "fincore", "last", "lsfd", "mcookie", "script", "setarch",
+        "zdump", "chmem", "colcrt", "fincore", "lsfd", "mcookie", "script", "setarch",
         "slabtop", "split", "stty", "uuidparse", "pivot_root", "switch_root", "rmmod",
         "fc-cache", "fc-scan", "dnsmasq", "chafa", "cbonsai", "partclone.ext4",
         "lxc-create", "lxc-destroy", "lxc-info", "lxc-ls", "lxc-start", "lxc-stop",

@@ -261,15 +261,17 @@ COMMANDS: dict[str, CmdPaths] = {
         "pwd", "cd", "pushd", "popd", "dirs", "help", "yes", "seq",
         "expr", "printenv", "wait", "jobs", "fg", "bg", "disown", "umask",
         "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "test",
-        "pstree", "ifconfig", "cal", "ncal", "errno", "ascii", "finger", "ipcs",
+        "pstree", "ifconfig", "cal", "ncal", "errno", "ascii", "finger", "ipcs", "lsmod", "lslocks",
+        "lsns", "lsipc", "vmstat",
         "[", "[[", "((", "let", "getopts", "caller", "notify-send",
         "break", "continue", "logout", "suspend",
     ), _NONE_INERT),
     # …these have options that do (`date -f FILE`, `history -r FILE`, `hostname -F FILE`)
     **dict.fromkeys((
         "hash", "hostname", "ip", "ss", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
-        "mount", "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
+        "mount", "last", "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
     ), _NONE),
+    **dict.fromkeys(("lsblk", "findmnt"), _META),   # a device or mount point, looked at
     **dict.fromkeys((
         "ls", "dir", "vdir", "stat", "df", "realpath", "readlink", "namei", "lsattr", "getfacl", "exa", "eza",
     ), _META_INERT),
