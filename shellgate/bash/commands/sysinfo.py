@@ -44,8 +44,8 @@ FINDMNT = Command("findmnt", safe=[
     Flag("-M", "--mountpoint", takes=P), Flag("-t", "--types", takes=V), Flag("-U", "--uniq"),
     Flag("-u", "--notruncate"), Flag("-v", "--nofsroot"), Flag("-y", "--shell"), Flag("-x", "--verify"),
     Flag("--verbose"), Flag("--vfs-all"), *_HELP])
-# kmod lsmod: /proc/modules; it takes no option and no operand.
-LSMOD = Command("lsmod", reads=False, max_operands=0, safe=[])
+# kmod lsmod: /proc/modules; it takes no option and no operand, and -- is an operand to it.
+LSMOD = Command("lsmod", reads=False, max_operands=0, dashdash=False, safe=[])
 LSLOCKS = Command("lslocks", reads=False, max_operands=0, safe=[
     Flag("-b", "--bytes"), Flag("-J", "--json"), Flag("-i", "--noinaccessible"), Flag("-n", "--noheadings"),
     Flag("-o", "--output", takes=V), Flag("--output-all"), Flag("-p", "--pid", takes=V), Flag("-r", "--raw"),
