@@ -139,14 +139,19 @@ def ip(call: Call) -> list[Finding]:
 CUSTOM = {"ip": ip}
 
 
-# ss (iproute2 6.1, getopt_long): sockets from netlink sock_diag and /proc. Its filter is an
-# expression whose host names it resolves when parsing (measured: `ss -t dst example.com` asks
-# DNS), so a filter word is read-only only when it is a keyword, a state, an operator, a number,
-# a numeric address or a :port (service names come from /etc/services), or a device after dev.
-_SS_WORDS = _spellings(
-    "state exclude excl src dst sport dport dev fwmark autobound and or not ( ) ! & | = == != > < >= "
-    "<= eq ne neq gt lt ge le all connected synchronized bucket big established syn-sent syn-recv "
-    "fin-wait-1 fin-wait-2 time-wait closed close-wait last-ack listening listen closing")
+# ss (iproute2 6.1, getopt_long): sockets from netlink sock_diag and /proc. Its operands are
+# leading `state NAME` / `exclude NAME` pairs (whole words, compared by strcmp), then a filter
+# expression whose host names it resolves while parsing (measured: `ss -t dst example.com` and a
+# bare `ss -t listening` ask DNS), so a filter word is read-only only when it is a keyword, an
+# operator, a number, a numeric address or a :port (service names come from /etc/services), or a
+# device after dev. A state name is a keyword only in a leading pair.
+_SS_STATE_KEYS = frozenset({"state", "exclude", "excl"})
+_SS_STATES = frozenset(
+    "all connected unconnected synchronized bucket big established syn-sent syn-recv fin-wait-1 "
+    "fin-wait-2 time-wait closed close-wait last-ack listening closing".split())
+_SS_WORDS = frozenset(
+    "src dst sport dport dev fwmark autobound and or not ( ) ! & | = == != > < >= <= eq ne neq gt lt "
+    "ge le".split())
 _SS_TOKEN = re.compile(r"[()!&|]|[^\s()!&|]+")
 _SS_NUMERIC = re.compile(
     r"(\*|[0-9]{1,3}(\.[0-9]{1,3}){0,3}|\[[0-9a-fA-F:.]*\]|[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*)?"
@@ -155,8 +160,12 @@ _SS_DEV = re.compile(r"[\w.:@-]{1,15}")
 
 
 def _ss_filter(p: Parsed, call: Call) -> Iterable[Finding]:
+    words = list(p.operands)
+    while (len(words) > 1 and words[0].static and words[0].text in _SS_STATE_KEYS
+           and words[1].static and words[1].text in _SS_STATES):
+        words = words[2:]
     after_dev = False
-    for w in p.operands:
+    for w in words:
         if not w.static:
             yield Finding("ss with a filter word known only at run time (a host name is looked up)",
                           w.span, "readonly.operand", Effect.NETWORK)
