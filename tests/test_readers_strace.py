@@ -45,6 +45,8 @@ READERS = [
     "last -n 10 -x",
     "lsns", "lsns -T", "lsns -t net -J", "lslocks", "lslocks -J -u", "lsipc", "lsipc -g", "lsipc -m -J",
     "ss -tlnp", "ss -s", "ss -a", "ss -x", "ss -tunap", "ss -o state established ( dport = :ssh )",
+    "7z l a.7z", "7z -slt l a.7z", "7za L a.7z -ba", "7zr l -bb3 -y a.7z", "7zz l -t7z -scsUTF-8 a.7z",
+    "7z l a.7z a -r", "7z l -pSECRET -- a.7z", "7zz l -bso0 -bse0 a.7z '-i!*'",
 ]
 _WRITE = re.compile(r"O_(WRONLY|RDWR|CREAT|TRUNC)")
 _CHANGE = re.compile(r"^\d+ (mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|creat|link|linkat|"
@@ -107,6 +109,9 @@ def _run(cmd: str, tmp: Path) -> list[str]:
         (tmp / "repo" / "f").write_text("x\n")
         for step in (["add", "f"], ["commit", "-qm", "f"], ["gc", "-q"]):
             subprocess.run([*git, *step], check=True, env={**os.environ, "HOME": str(home)})
+    seven = shutil.which("7zz") or shutil.which("7z")
+    if seven and not (tmp / "a.7z").exists():
+        subprocess.run([seven, "a", "-bso0", "a.7z", "a"], cwd=tmp, check=True)
     if not (tmp / "a.pcap").exists():
         write_pcap(tmp / "a.pcap")
     trace = tmp / "trace"

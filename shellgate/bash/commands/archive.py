@@ -10,10 +10,11 @@ each letter of the first word a flag, values taken from the following words in o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from ..ir import Word
-from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes, run_checks
+from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes, is_wild, run_checks
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -205,5 +206,52 @@ XZS = tuple(Command(n, safe=_XZ, unsafe=_XZ_UNSAFE, check=_stdout_check(
                "-l", "--list", "--info-memory"})))
     for n in ("xz", "unxz"))
 
+
+# 7-Zip (p7zip 16.02's 7z/7za/7zr, 7-Zip 22's 7zz) reads its own command line: the first word
+# that is not a switch is the command (`7z -slt l a.7z` lists), switches may come anywhere
+# before `--`, are matched case-insensitively by their longest known name and carry their value
+# attached (`-tzip`, `-pSECRET`). Only the list command `l` is read-only; in it every switch
+# below only changes what is printed (measured under strace: the archive is opened for reading,
+# nothing else). A switch is accepted only when its whole word matches one of these; `@file`
+# (a list file, read) and `-ai`/`-ax`/`-i@`/`-x@` are refused, and so is an archive name with
+# 7-Zip's own wildcards (7z expands `*`/`?` in the archive name itself, over a directory).
+_7Z_SWITCHES = re.compile(r"-(?:slt|ba|bd|bt|bb[0-3]?|bs[oep][0-2]|y|an|spd|ssc-?|r[-0]?|t[a-z0-9.#*]+"
+                          r"|p[^@]*|sc[cs][a-z0-9-]+|[ix]r?[-0]?![^@]*)", re.IGNORECASE)
+
+
+def sevenzip(call: Call) -> list[Finding]:
+    name = call.command.name
+    out: list[Finding] = []
+    command: Word | None = None
+    operands: list[Word] = []
+    switches = True
+    for w in call.command.args:
+        if is_wild(w):
+            out.append(Finding(f"{name} argument {w.text!r} is only known at run time", w.span,
+                               "readonly.wild"))
+            continue
+        if switches and w.text == "--":
+            switches = False
+        elif switches and w.text.startswith("-"):
+            if not _7Z_SWITCHES.fullmatch(w.text):
+                out.append(Finding(f"{name}: switch {w.text} is not on the read-only list", w.span,
+                                   "readonly.unknown_flag"))
+        elif command is None:
+            command = w
+        elif w.text.startswith("@"):
+            out.append(Finding(f"{name} reads the names of a list file {w.text}", w.span, "readonly.operand"))
+        else:
+            operands.append(w)
+    if command is None or command.text.lower() != "l":
+        span = call.command.span if command is None else command.span
+        out.append(Finding(f"{name} is read-only only as its list command (l)", span, "readonly.subcommand"))
+    elif not operands:
+        out.append(Finding(f"{name} l needs an archive name", call.command.span, "readonly.operand"))
+    elif any(c in operands[0].text for c in "*?"):
+        out.append(Finding(f"{name} expands the wildcard archive name {operands[0].text} itself",
+                           operands[0].span, "readonly.operand"))
+    return out
+
+
 COMMANDS = (UNZIP, ZIPINFO, *ZCATS, *GZIPS, BZCAT, XZCAT, *BZIP2S, *XZS)
-CUSTOM = {"tar": tar}
+CUSTOM = {"tar": tar, **dict.fromkeys(("7z", "7za", "7zr", "7zz"), sevenzip)}

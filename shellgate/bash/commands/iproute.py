@@ -146,12 +146,13 @@ CUSTOM = {"ip": ip}
 # operator, a number, a numeric address or a :port (service names come from /etc/services), or a
 # device after dev. A state name is a keyword only in a leading pair.
 _SS_STATE_KEYS = frozenset({"state", "exclude", "excl"})
-_SS_STATES = frozenset(
-    "all connected unconnected synchronized bucket big established syn-sent syn-recv fin-wait-1 "
-    "fin-wait-2 time-wait closed close-wait last-ack listening closing".split())
-_SS_WORDS = frozenset(
-    "src dst sport dport dev fwmark autobound and or not ( ) ! & | = == != > < >= <= eq ne neq gt lt "
-    "ge le".split())
+_SS_STATES = frozenset((
+    "all", "connected", "unconnected", "synchronized", "bucket", "big", "established", "syn-sent",
+    "syn-recv", "fin-wait-1", "fin-wait-2", "time-wait", "closed", "close-wait", "last-ack", "listening",
+    "closing"))
+_SS_WORDS = frozenset((
+    "src", "dst", "sport", "dport", "dev", "fwmark", "autobound", "and", "or", "not", "(", ")", "!", "&",
+    "|", "=", "==", "!=", ">", "<", ">=", "<=", "eq", "ne", "neq", "gt", "lt", "ge", "le"))
 _SS_TOKEN = re.compile(r"[()!&|]|[^\s()!&|]+")
 _SS_NUMERIC = re.compile(
     r"(\*|[0-9]{1,3}(\.[0-9]{1,3}){0,3}|\[[0-9a-fA-F:.]*\]|[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*)?"

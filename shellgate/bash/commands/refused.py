@@ -51,6 +51,4 @@ REFUSED: dict[str, str] = {
     "yq": "is two different programs under one name: a Python wrapper of jq (Python's site runs .pth "
           "files, -i edits in place) or a Go program whose expressions read files and the environment "
           "(load, env, strenv)",
-    "7z": "archives and extracts files (its list form is not on the read-only list yet)",
-    "7zz": "archives and extracts files (its list form is not on the read-only list yet)",
 }

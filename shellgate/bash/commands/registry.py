@@ -40,7 +40,7 @@ _INDEX_SRC = {
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
             "locale getconf lscpu python python3 python2 pypy3 node pgrep ifconfig mount w who pstree clear "
             "finger acpi dfc systemd-delta ipcs dmesg journalctl",
-    "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat bzip2 bunzip2 xz unxz tar",
+    "archive": "unzip zipinfo zcat gzcat gzip gunzip bzcat xzcat bzip2 bunzip2 xz unxz tar 7z 7za 7zr 7zz",
     "fileops": "mkdir touch cp mv rm rmdir tee",
     "network": "curl wget ssh ping ping6 dig host nslookup traceroute whois telnet nc ncat netcat",
     "git": "git",

@@ -318,7 +318,7 @@ COMMANDS: dict[str, CmdPaths] = {
     "ssh-add": CmdPaths(Role.NONE),  # loads keys into the agent; never prints them
     "find": _FIND,
     # Archivers take whole trees, hidden files included.
-    **dict.fromkeys(("tar", "gtar", "bsdtar", "zip", "7z", "7za", "rar"),
+    **dict.fromkeys(("tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zr", "7zz", "rar"),
                     CmdPaths(Role.UNSURE, tree=True, walk=True)),
     **dict.fromkeys(("uniq", "xxd"), CmdPaths(Role.READ, second_writes=True)),
 }
