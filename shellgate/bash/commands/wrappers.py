@@ -87,6 +87,7 @@ WRAPPERS: dict[str, Wrapper] = {w.name: w for w in (
             numeric_flags=True),
     Wrapper("nohup", noexec=_f("--help", "--version")),
     Wrapper("busybox", noexec=_f("--help", "--list", "--list-full", "--install")),
+    Wrapper("toybox", noexec=_f("--help", "--version", "--long")),
     Wrapper("timeout", value=_f("-s", "--signal", "-k", "--kill-after"),
             flags=_f("--preserve-status", "--foreground", "-v", "--verbose"),
             noexec=_f("--help", "--version"), operands=1),

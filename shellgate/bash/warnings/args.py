@@ -137,7 +137,7 @@ def resolve(name: str, words: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]]:
     ``python -m twine``, ``npx prisma``, ``python manage.py``."""
     prog = prog_name(name)
     for _ in range(3):
-        if prog == "busybox" and words and words[0].static:
+        if prog in ("busybox", "toybox") and words and words[0].static:
             prog, words = prog_name(words[0].text), words[1:]
         elif prog in _PY and words and words[0].text == "-m" and len(words) > 1:
             prog, words = words[1].text, words[2:]
