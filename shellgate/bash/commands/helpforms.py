@@ -20,8 +20,7 @@ build tools their usual reason).
 
 from __future__ import annotations
 
-import os
-
+from .pathsearch import not_elf
 from .refused import REFUSED
 from .spec import Call, Finding
 
@@ -49,24 +48,6 @@ HELP_FORMS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _not_elf(name: str) -> str | None:
-    """Why the ``name`` that PATH finds first is not a program like the one measured (an ELF
-    binary), or None. ``cmake``, ``ninja`` and ``shfmt`` also ship as PyPI console scripts,
-    whose start-up runs a venv's ``.pth`` files; a relative PATH entry depends on the cwd."""
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isabs(d):
-            return f"PATH holds a relative directory ({d or 'empty: the cwd'})"
-        path = os.path.join(d, name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            try:
-                with open(path, "rb") as f:
-                    head = f.read(4)
-            except OSError as exc:
-                return f"{path} could not be read ({type(exc).__name__})"
-            return None if head == b"\x7fELF" else f"{path} is a script, not the binary measured"
-    return "it is not on PATH"
-
-
 def help_form(call: Call) -> list[Finding]:
     """``NAME FORM`` with FORM one of the measured spellings, as one static word, and NAME an ELF
     binary on PATH (what was measured); else refused."""
@@ -74,7 +55,7 @@ def help_form(call: Call) -> list[Finding]:
     forms = HELP_FORMS[cmd.name]
     args = cmd.args
     if not call.wild_tail and len(args) == 1 and args[0].static and args[0].text in forms:
-        why = _not_elf(cmd.name)
+        why = not_elf(cmd.name)
         if why is None:
             return []
         return [Finding(f"{cmd.name} {args[0].text}: {why}", cmd.words[0].span, "readonly.program")]

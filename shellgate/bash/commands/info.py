@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ..facts import Effect
+from .pathsearch import not_elf
 from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes
 
 V = Takes.VALUE
@@ -79,11 +80,14 @@ LSCPU = Command("lscpu", reads=False, max_operands=0, safe=[
 def version_only(call: Call) -> list[Finding]:
     """Interpreters: read-only only as ``NAME --version`` / ``-V`` (``node -v``; Python's
     ``-VV`` adds the build line: like ``-V`` it opens no module, no ``.pth``, measured with
-    strace on CPython 3.11)."""
+    strace on CPython 3.11), and only when PATH finds an ELF binary: a pyenv or asdf shim is a
+    script that runs its manager (a dozen bash processes, version files read up from the cwd)."""
     cmd = call.command
     ok = {"-V", "--version"} | ({"-v"} if cmd.name == "node" else {"-VV"})
     if not call.wild_tail and len(cmd.args) == 1 and cmd.args[0].static and cmd.args[0].text in ok:
-        return []
+        why = not_elf(cmd.name)
+        return [] if why is None else [Finding(f"{cmd.name} {cmd.args[0].text}: {why}", cmd.words[0].span,
+                                               "readonly.program")]
     if len(cmd.args) > 1 and [w.text for w in cmd.args[:2]] == ["-m", "pip"]:
         from .toolchain import PIP_WHY
 

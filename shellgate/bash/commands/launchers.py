@@ -10,7 +10,8 @@ never let a command through whose inner command nobody identified.
 
 ``sudo``/``doas``/``su``/``pkexec``/``runuser``/``chroot`` are never read-only; ``nohup``
 writes ``nohup.out``; ``env NAME=value cmd`` is a prefix assignment in disguise (PAGER, PATH,
-LD_PRELOAD …); ``env -S``/``-C`` and ``exec -a`` change what or where the inner command runs.
+LD_PRELOAD …); ``env -S``/``-C`` and ``exec -a`` change what or where the inner command runs;
+``env -i``/``-u`` and ``exec -c`` run it without variables the checks read (``_CLEARS``).
 ``bash -c``/``sh -c``/``dash -c`` are read-only when the script is static and every command in
 it is (for ``sh``/``dash``, also when it holds nothing that dash reads differently from bash).
 A login shell (``-l``, ``--login``: ``bash -lc`` is how Codex runs every command) reads the
@@ -32,6 +33,12 @@ from ..ir import Via, Word
 from .spec import Call, Command, Finding, Flag, Takes, read_args
 
 V = Takes.VALUE
+
+# The checks read the gate's own environment (PATH to find programs, HOME, GIT_CONFIG_GLOBAL,
+# GIT_CONFIG_NOSYSTEM …); a command run without some of it is not the command they checked:
+# `env -i bash -c tree` runs ./tree (bash's PATH when none is set ends in `.`), `env -u
+# GIT_CONFIG_GLOBAL git status` reads a ~/.gitconfig nobody looked at.
+_CLEARS = "runs the command without variables of the environment the checks read (PATH, HOME, GIT_*)"
 
 _PRIVILEGED = {
     "sudo": "runs a command as another user", "doas": "runs a command as another user",
@@ -58,17 +65,17 @@ _SPECS: dict[str, tuple[Command, int, Via]] = {
     "command": (Command("command", reads=False, permute=False, safe=[Flag("-p"), Flag("-v"), Flag("-V")]),
                 0, Via.WRAPPER),
     "builtin": (Command("builtin", reads=False, permute=False), 0, Via.WRAPPER),
-    "exec": (Command("exec", reads=False, permute=False, safe=[Flag("-c"), Flag("-l")],
-                     unsafe={Flag("-a", takes=V): "sets the program's name (argv[0])"}), 0, Via.WRAPPER),
+    "exec": (Command("exec", reads=False, permute=False, safe=[Flag("-l")],
+                     unsafe={Flag("-a", takes=V): "sets the program's name (argv[0])",
+                             Flag("-c"): _CLEARS}), 0, Via.WRAPPER),
     "time": (Command("time", reads=False, permute=False,
                      safe=[Flag("-p", "--portability"), Flag("-v", "--verbose"), Flag("-q", "--quiet"),
                            Flag("-f", "--format", takes=V)],
                      unsafe={Flag("-o", "--output", takes=Takes.WRITE_PATH): "writes its report to a file",
                              Flag("-a", "--append"): "appends its report to a file"}), 0, Via.WRAPPER),
-    "env": (Command("env", reads=False, permute=False, safe=[
-        Flag("-i", "--ignore-environment"), Flag("-0", "--null"), Flag("-u", "--unset", takes=V),
-        Flag("-v", "--debug")],
-        unsafe={Flag("-S", "--split-string", takes=V): "splits a string into a command line",
+    "env": (Command("env", reads=False, permute=False, safe=[Flag("-0", "--null"), Flag("-v", "--debug")],
+        unsafe={Flag("-i", "--ignore-environment"): _CLEARS, Flag("-u", "--unset", takes=V): _CLEARS,
+                Flag("-S", "--split-string", takes=V): "splits a string into a command line",
                 Flag("-C", "--chdir", takes=V): "runs the command in another directory",
                 Flag("--block-signal", takes=V, optional=True): "changes signal handling",
                 Flag("--default-signal", takes=V, optional=True): "changes signal handling",

@@ -48,6 +48,7 @@ from pathlib import Path
 from ..._lazyre import lazy_compile
 from ..._record import record, replace
 from ..commands import expansions, registry
+from ..commands.pathsearch import cwd_first
 from ..commands.spec import Call, Command, Finding, run_checks
 from ..commands.targets import expand_home, resolve, where, worst
 from ..facts import Context, Effect, PathOp, Reason, SensitiveHit
@@ -462,6 +463,9 @@ def _named(call: Call) -> list[Finding]:
         why = registry.refusal(name)
         msg = f"{name} {why}" if why else f"unknown command '{name}' (not on the read-only list)"
         return [Finding(msg, first.span, "readonly.unknown_command")]
+    if (why := cwd_first(name)) is not None:
+        return [Finding(f"{name}: {why} (a file of the workspace may run)", first.span,
+                        "readonly.path_command")]
     if isinstance(spec, Command):
         found = run_checks(spec, call)
         if spec.effect is Effect.READ or _offline(call):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+from ..commands.pathsearch import BUILTINS
 from ..commands.spec import Call, Finding
 from ..facts import Context, Inherited
 from ..ir import CommandKind, Script
@@ -36,14 +37,6 @@ _SESSION_ONLY = frozenset({"PS1", "PS2", "VIRTUAL_ENV", "VIRTUAL_ENV_PROMPT", "_
                            "_OLD_VIRTUAL_PS1", "_OLD_VIRTUAL_PYTHONHOME"})
 # Bash's own variables that are not all-caps.
 _BASH_LOWER = frozenset({"auto_resume", "histchars"})
-# Builtins (bash 5.2 ``enable -a``): PATH does not choose what they run.
-_BUILTINS = frozenset({
-    ".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command",
-    "compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable",
-    "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history",
-    "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read",
-    "readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test",
-    "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait"})
 
 
 def inert(name: str, value: str | None, exported: bool) -> bool:
@@ -88,7 +81,7 @@ def findings(call: Call) -> list[Finding]:
     if name is not None and name in state.functions:
         out.append(Finding(f"calls the function '{name}' an earlier command defined", cmd.words[0].span,
                            "readonly.session_function"))
-    if name is not None and state.path_dirs and "/" not in name and name not in _BUILTINS:
+    if name is not None and state.path_dirs and "/" not in name and name not in BUILTINS:
         out.extend(_path_finding(call, name, state.path_dirs))
     return out
 
