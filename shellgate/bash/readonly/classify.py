@@ -233,11 +233,18 @@ def _logical_cd_works(spelled: str) -> bool:
 
 def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
     """The context's cwd plus every static ``cd``/``pushd`` target (resolved against each
-    candidate so far, in order); None when a ``cd`` goes somewhere unknown."""
+    candidate so far, in order); None when a ``cd`` goes somewhere unknown.
+
+    Each is also taken as the kernel sees it (``realpath``): bash's ``$PWD`` keeps the symlinks
+    a logical ``cd`` went through, but every program asks ``getcwd()`` and walks up from there
+    (rustup's rust-toolchain.toml, npm's .npmrc), and a relative ``..`` opened by a program
+    goes up the physical path. A relative target that names no ``.``/``..`` first is looked up in
+    ``$CDPATH`` first (bash, dash and zsh all do), so each of its entries is a candidate too."""
     here = str(ctx.cwd)
     norm = os.path.normpath(here)
     # the context's cwd is normally already normal: keep that Path, do not build an equal one
     cwds: list[Path] = [ctx.cwd if norm == here and isinstance(ctx.cwd, Path) else Path(norm)]
+    cdpath = os.environ["CDPATH"].split(":") if os.environ.get("CDPATH") else []
     for cmd in script.commands:
         name = cmd.name
         if name not in ("cd", "pushd", "popd") or cmd.kind is not CommandKind.SIMPLE:
@@ -260,8 +267,11 @@ def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
         target = expand_home(target, ctx)
         physical = "-P" in opts
         dotdot = ".." in target.split("/")  # the cwds so far are normalised: only the target's count
+        bases = cwds
+        if cdpath and not target.startswith("/") and target.split("/", 1)[0] not in (".", ".."):
+            bases = [*cwds, *(Path(e) if os.path.isabs(e) else c / e for e in cdpath if e for c in cwds)]
         new: list[Path] = []
-        for c in cwds:
+        for c in bases:
             spelled = os.path.join(str(c), target)
             if not physical or "-L" in opts:
                 new.append(Path(os.path.normpath(spelled)))
@@ -270,7 +280,18 @@ def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
         cwds = list(dict.fromkeys([*cwds, *new]))
         if len(cwds) > _MAX_CWDS:
             return None
-    return tuple(cwds)
+    return tuple(_with_physical(cwds))   # bash's next `cd ..` starts from $PWD; programs do not
+
+
+def _with_physical(cwds: list[Path]) -> list[Path]:
+    """``cwds`` and, after each, its ``realpath`` where a symlink makes that another path."""
+    out: list[Path] = []
+    for c in cwds:
+        out.append(c)
+        real = os.path.realpath(c)
+        if real != str(c):
+            out.append(Path(real))
+    return list(dict.fromkeys(out))
 
 
 # --- one command -----------------------------------------------------------------------------------
