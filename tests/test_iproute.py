@@ -144,12 +144,16 @@ SS_WORDS = ["", "-tlnp", "-s", "-tunap", "-lt state listening", "-o state establ
             "-nlpt sport = :80", "-t dst 10.0.0.1:443", "-t dst 10.0.0.0/8", "-tn dport eq 22", "-t dev lo",
             "-x", "-t exclude listening", "-t dst '*:22'", "-t src 127.0.0.1 and not dport = :22",
             "-t state listening state unconnected dport = :22", "-t excl closed state big",
+            "-t dst '[::1]'", "-t dst fe80::1", "-t fwmark 0x1/0xff", "-t dst '[fe80::1]:22'",
             # the host names, which must ask (a state name is one outside a leading pair):
             "-t dst example.com", "-t eth0", "-t dst cafe", "-t dst localhost", "-t src example.com:22",
             "-t '( dst example.com )'", "-t listening", "-t state listening big", "-t 'state listening'",
-            "-t dport = :22 state listening"]
+            "-t dport = :22 state listening",
+            # glibc asks DNS for these (only names of digits and dots, or with a colon, stay local)
+            "-tn 0x7f000001", "-t dst 0x100", "-t dst '[cafe.be]'", "-t dst '[ff]'"]
 SS_ASKED = SS_WORDS.index("-t dst example.com")
-SS_LOOK_UP = ("example.com", "-t listening", "-t state listening big", "-t 'state listening'")
+SS_LOOK_UP = ("example.com", "-t listening", "-t state listening big", "-t 'state listening'", "0x7f000001",
+              "0x100", "[cafe.be]", "[ff]")
 
 
 def _in_netns(tmp_path: Path, forms: list[str]) -> list[str]:

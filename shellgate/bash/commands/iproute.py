@@ -154,9 +154,13 @@ _SS_WORDS = frozenset((
     "src", "dst", "sport", "dport", "dev", "fwmark", "autobound", "and", "or", "not", "(", ")", "!", "&",
     "|", "=", "==", "!=", ">", "<", ">=", "<=", "eq", "ne", "neq", "gt", "lt", "ge", "le"))
 _SS_TOKEN = re.compile(r"[()!&|]|[^\s()!&|]+")
+# glibc looks up without DNS only names of digits and dots, or holding a colon: `0x100` and
+# `[cafe.be]` are asked of DNS (seen with a fake resolver), so a bracket must hold a colon and
+# hex is a mark's value only, after `fwmark`.
 _SS_NUMERIC = re.compile(
-    r"(\*|[0-9]{1,3}(\.[0-9]{1,3}){0,3}|\[[0-9a-fA-F:.]*\]|[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*)?"
-    r"(/[0-9]{1,3})?(:([0-9]{1,5}|[a-z][a-z0-9-]*|\*))?|0x[0-9a-fA-F]+(/0x[0-9a-fA-F]+)?")
+    r"(\*|[0-9]{1,3}(\.[0-9]{1,3}){0,3}|\[[0-9a-fA-F.]*:[0-9a-fA-F:.]*\]"
+    r"|[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*)?(/[0-9]{1,3})?(:([0-9]{1,5}|[a-z][a-z0-9-]*|\*))?")
+_SS_MARK = re.compile(r"(0x[0-9a-fA-F]+|[0-9]+)(/(0x[0-9a-fA-F]+|[0-9]+))?")
 _SS_DEV = re.compile(r"[\w.:@-]{1,15}")
 
 
@@ -165,18 +169,18 @@ def _ss_filter(p: Parsed, call: Call) -> Iterable[Finding]:
     while (len(words) > 1 and words[0].static and words[0].text in _SS_STATE_KEYS
            and words[1].static and words[1].text in _SS_STATES):
         words = words[2:]
-    after_dev = False
+    after = ""
     for w in words:
         if not w.static:
             yield Finding("ss with a filter word known only at run time (a host name is looked up)",
                           w.span, "readonly.operand", Effect.NETWORK)
             continue
         for tok in _SS_TOKEN.findall(w.text):
-            dev = after_dev and _SS_DEV.fullmatch(tok)
-            if not (tok in _SS_WORDS or _SS_NUMERIC.fullmatch(tok) or dev):
+            value = {"dev": _SS_DEV, "fwmark": _SS_MARK}.get(after)
+            if not (tok in _SS_WORDS or _SS_NUMERIC.fullmatch(tok) or (value and value.fullmatch(tok))):
                 yield Finding(f"ss filter word {tok!r} may be a host name: ss resolves it (DNS)", w.span,
                               "readonly.operand", Effect.NETWORK)
-            after_dev = tok == "dev"
+            after = tok
     if call.wild_tail:
         yield Finding("ss with filter words appended at run time (xargs)", call.command.words[0].span,
                       "readonly.operand", Effect.NETWORK)
