@@ -174,3 +174,34 @@ def test_top_makes_its_config_directory(tmp_path: Path) -> None:
     subprocess.run(["top", "-b", "-n", "1"], cwd=tmp_path, capture_output=True, timeout=60,
                    env={**env, "HOME": str(home)})
     assert (home / ".config" / "procps").is_dir()
+
+
+# findmnt resolving a UUID=/LABEL= tag through libblkid writes the blkid cache (as root): each
+# form runs in a mount namespace whose /run is a fresh tmpfs, so the cache is new there.
+FINDMNT_TAGS = ["findmnt -o SOURCES", "findmnt --output-all", "findmnt UUID=1234-ABCD",
+                "findmnt -S LABEL=foo", "findmnt -F fstab -o UUID", "findmnt -F fstab -o +LABEL",
+                "findmnt -F fstab -e", "findmnt -F fstab --verify", "findmnt -F fstab -S UUID=1234-ABCD"]
+FINDMNT_CLEAN = ["findmnt -F fstab", "findmnt -F fstab -J /mnt", "findmnt -o TARGET,SOURCE,FSTYPE",
+                 "findmnt -s"]
+
+
+def _findmnt_writes(cmd: str, tmp: Path) -> bool:
+    (tmp / "fstab").write_text("UUID=1234-ABCD /mnt ext4 defaults 0 0\nLABEL=foo /data ext4 defaults 0 0\n")
+    trace = tmp / "trace"
+    traced = f"{STRACE} -f -qq -o {trace} -e trace=mkdir,openat,rename {cmd}"
+    subprocess.run(["unshare", "-m", "bash", "-c", f"mount -t tmpfs none /run && {traced}"],
+                   cwd=tmp, capture_output=True, timeout=30)
+    return any("/run/blkid" in line and ("mkdir" in line or "O_CREAT" in line)
+               for line in trace.read_text().splitlines())
+
+
+@pytest.mark.skipif(STRACE is None or shutil.which("findmnt") is None or os.geteuid() != 0
+                    or shutil.which("unshare") is None, reason="needs strace, findmnt, unshare and root")
+@pytest.mark.parametrize("cmd", FINDMNT_TAGS + FINDMNT_CLEAN)
+def test_findmnt_tags_write_the_blkid_cache(cmd: str, tmp_path: Path) -> None:
+    from shellgate.bash.analysis import analyse
+    from shellgate.bash.facts import Context
+
+    writes = _findmnt_writes(cmd, tmp_path)
+    assert writes == (cmd in FINDMNT_TAGS), "the oracle disagrees with the table's reason"
+    assert analyse(cmd, Context(cwd=tmp_path, workspace=tmp_path, home=tmp_path)).readonly is not writes

@@ -11,7 +11,9 @@ secret rules see. Not here: ``top`` (even ``-b`` makes ``~/.config/procps`` when
 
 from __future__ import annotations
 
-from .spec import Command, Flag, Takes
+from collections.abc import Iterable
+
+from .spec import Call, Command, Finding, Flag, Parsed, Takes
 
 V, P = Takes.VALUE, Takes.PATH
 _HELP = [Flag("-h", "--help"), Flag("-V", "--version")]
@@ -28,22 +30,43 @@ LSBLK = Command("lsblk", safe=[
     Flag("-w", "--width", takes=V), Flag("-x", "--sort", takes=V), Flag("-y", "--shell"),
     Flag("-z", "--zoned"), Flag("--sysroot", takes=P), *_HELP])
 # findmnt: the mount table (/proc/self/mountinfo, fstab with -s, FILE with -F); --poll waits
-# for changes and prints them.
-FINDMNT = Command("findmnt", safe=[
+# for changes and prints them. A tag (UUID=…, LABEL=…) resolved through libblkid writes its
+# cache, /run/blkid/blkid.tab (strace, as root): a tag as the source, the tag columns of a
+# table whose sources are tags (-s, -F), the SOURCES column, --output-all, and -e/-x, which
+# evaluate every tag.
+_BLKID = "resolves UUID=/LABEL= tags through libblkid, which writes its cache (/run/blkid/blkid.tab)"
+_TAG_COLUMNS = frozenset({"UUID", "PARTUUID", "LABEL", "PARTLABEL", "SOURCES"})
+
+
+def _findmnt_tags(p: Parsed, call: Call) -> Iterable[Finding]:
+    for o in p.opts:
+        v, name = o.value, o.flag.names[0]
+        if v is None or name not in ("-o", "-S"):
+            continue
+        tags = _TAG_COLUMNS & set(v.text.upper().lstrip("+").split(",")) if name == "-o" else "=" in v.text
+        if tags or not v.static:
+            yield Finding(f"findmnt {o.spelled} {v.text} {_BLKID}", v.span, "readonly.flag")
+    for w in p.operands:
+        if "=" in w.text or not w.static:
+            yield Finding(f"findmnt {w.text} {_BLKID}", w.span, "readonly.operand")
+
+
+FINDMNT = Command("findmnt", check=_findmnt_tags, safe=[
     Flag("-s", "--fstab"), Flag("-m", "--mtab"), Flag("-k", "--kernel"),
     Flag("-p", "--poll", takes=V, optional=True), Flag("-w", "--timeout", takes=V), Flag("-A", "--all"),
     Flag("-a", "--ascii"), Flag("-b", "--bytes"), Flag("-C", "--nocanonicalize"),
     Flag("-c", "--canonicalize"), Flag("-D", "--df"), Flag("-d", "--direction", takes=V),
-    Flag("-e", "--evaluate"), Flag("-F", "--tab-file", takes=P), Flag("-f", "--first-only"),
+    Flag("-F", "--tab-file", takes=P), Flag("-f", "--first-only"),
     Flag("-i", "--invert"), Flag("-J", "--json"), Flag("-l", "--list"), Flag("-N", "--task", takes=V),
     Flag("-n", "--noheadings"),
-    Flag("-O", "--options", takes=V), Flag("-o", "--output", takes=V), Flag("--output-all"),
+    Flag("-O", "--options", takes=V), Flag("-o", "--output", takes=V),
     Flag("-P", "--pairs"), Flag("--pseudo"), Flag("--shadowed"), Flag("-R", "--submounts"),
     Flag("-r", "--raw"), Flag("--real"), Flag("-S", "--source", takes=V), Flag("-T", "--target", takes=P),
     Flag("--tree"),
     Flag("-M", "--mountpoint", takes=P), Flag("-t", "--types", takes=V), Flag("-U", "--uniq"),
-    Flag("-u", "--notruncate"), Flag("-v", "--nofsroot"), Flag("-y", "--shell"), Flag("-x", "--verify"),
-    Flag("--verbose"), Flag("--vfs-all"), *_HELP])
+    Flag("-u", "--notruncate"), Flag("-v", "--nofsroot"), Flag("-y", "--shell"),
+    Flag("--verbose"), Flag("--vfs-all"), *_HELP],
+    unsafe={Flag("-e", "--evaluate"): _BLKID, Flag("-x", "--verify"): _BLKID, Flag("--output-all"): _BLKID})
 # kmod lsmod: /proc/modules; it takes no option and no operand, and -- is an operand to it.
 LSMOD = Command("lsmod", reads=False, max_operands=0, dashdash=False, safe=[])
 LSLOCKS = Command("lslocks", reads=False, max_operands=0, safe=[
