@@ -175,12 +175,17 @@ DFC = Command("dfc", reads=False, max_operands=0, abbrev=False, safe=[
 def pager_unless(off: str, pages: Callable[[Parsed], bool] = lambda p: True) -> Check:
     """A check for a program that pipes its output into ``$PAGER`` (or ``less``) when stdout is a
     terminal and ``pages(parsed)`` holds, unless ``off`` is given: read-only only where no pager
-    can start (``terminal.stdout_may_be_terminal``)."""
+    can start (``terminal.stdout_may_be_terminal``). ``off`` counts only before any ``-h``:
+    systemd prints its help through the pager the moment it reads ``-h``, so
+    ``journalctl -h --no-pager`` starts ``less`` (seen on a pty)."""
     def check(p: Parsed, call: Call) -> Iterable[Finding]:
         from .terminal import stdout_may_be_terminal
 
-        if pages(p) and not p.has(off) and stdout_may_be_terminal(call):
-            yield Finding(f"{call.command.name} starts a pager on a terminal ($PAGER: add {off})",
+        names = [o.flag.names for o in p.opts]
+        help_at = next((k for k, n in enumerate(names) if "-h" in n or "--help" in n), len(names))
+        if pages(p) and not any(off in n for n in names[:help_at]) and stdout_may_be_terminal(call):
+            fix = f"put {off} before -h" if p.has(off) else f"add {off}"
+            yield Finding(f"{call.command.name} starts a pager on a terminal ($PAGER: {fix})",
                           call.command.words[0].span, "readonly.program")
     return check
 
