@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from ..ir import Via, Word
+from .environment import date_tz_problem
 from .spec import Call, Finding, expanded_here, glob_operands, is_wild, may_split
 
 # Primaries and how many argument words each takes (the warnings read find's expression with it).
@@ -138,6 +139,8 @@ def _check(call: Call) -> list[Finding]:
         if t in PRIMARIES or _NEWER_XY.fullmatch(t):
             k = PRIMARIES.get(t, 1)
             out.extend(_split_value(t, v, call) for v in args[i:i + k] if _may_split_value(v, call))
+            if t.startswith("-newer") and t.endswith("t") and i < n and (why := date_tz_problem(args[i])):
+                out.append(Finding(f"find {t}: {why}", args[i].span, "readonly.operand"))
             i += k
         elif t == "-delete":
             out.append(Finding("find -delete deletes files", w.span, "readonly.flag"))

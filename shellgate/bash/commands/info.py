@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ..facts import Effect
+from .environment import date_tz_problem
 from .pathsearch import not_elf
 from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes
 
@@ -19,7 +20,8 @@ HELP = [Flag("--help"), Flag("--version")]
 
 
 def _date(p: Parsed, call: Call) -> Iterable[Finding]:
-    out = []
+    out = [Finding(f"date {o.spelled}: {why}", v.span, "readonly.flag")
+           for o in p.opts if o.flag.names[0] == "-d" for v in o.values if (why := date_tz_problem(v))]
     for w in p.operands:
         if not w.text.startswith("+"):
             out.append(Finding("date with an operand that is not +FORMAT sets the clock", w.span,

@@ -48,6 +48,7 @@ from pathlib import Path
 from ..._lazyre import lazy_compile
 from ..._record import record, replace
 from ..commands import expansions, registry
+from ..commands.environment import harmless_assignment
 from ..commands.pathsearch import cwd_first
 from ..commands.spec import Call, Command, Finding, run_checks
 from ..commands.targets import expand_home, resolve, where, worst
@@ -321,35 +322,6 @@ def check_command(call: Call) -> list[Finding]:
     if not cmd.words:
         return out
     return out + _named(call)
-
-
-# Prefix assignments that change how a read-only program formats or sorts its output, never
-# what it runs or reads: (name, the values accepted). Values are static words without `/` (a
-# locale or terminal name with a slash is a path glibc or ncurses would load), TZ names may
-# hold single slashes between plain names (``Europe/Paris``), never ``..``. Not PATH, LD_*,
-# BASH_ENV, GIT_*, PAGER, LESSOPEN, PYTHON* …: each of those runs or loads something.
-_LOCALE = lazy_compile(r"[A-Za-z0-9_.@-]{1,64}")
-_HARMLESS_ENV: dict[str, re.Pattern[str]] = {
-    "LANG": _LOCALE, "LANGUAGE": lazy_compile(r"[A-Za-z0-9_.@:-]{1,128}"),
-    "LC_ALL": _LOCALE, "LC_COLLATE": _LOCALE, "LC_CTYPE": _LOCALE, "LC_MESSAGES": _LOCALE,
-    "LC_NUMERIC": _LOCALE, "LC_TIME": _LOCALE, "LC_MONETARY": _LOCALE,
-    "TZ": lazy_compile(r":?(?!.*\.\.)[A-Za-z0-9_+-]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,3}"),
-    "NO_COLOR": lazy_compile(r"[A-Za-z0-9]{0,8}"), "CLICOLOR": lazy_compile(r"[01]"),
-    "CLICOLOR_FORCE": lazy_compile(r"[01]"), "FORCE_COLOR": lazy_compile(r"[0-3]?|true|false"),
-    "COLUMNS": lazy_compile(r"[0-9]{1,5}"), "LINES": lazy_compile(r"[0-9]{1,5}"),
-    "TERM": lazy_compile(r"[A-Za-z0-9_.+-]{1,32}"),
-}
-
-
-def harmless_assignment(name: str, value: Word) -> bool:
-    """Whether ``NAME=value cmd`` leaves ``cmd`` as read-only as plain ``cmd``."""
-    return value.static and harmless_value(name, value.text)
-
-
-def harmless_value(name: str, text: str) -> bool:
-    """Whether the variable ``name`` set to ``text`` is in the table above."""
-    rx = _HARMLESS_ENV.get(name)
-    return rx is not None and rx.fullmatch(text) is not None
 
 
 def _assignments(cmd: IRCommand) -> list[Finding]:

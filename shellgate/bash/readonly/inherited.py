@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+from ..commands.environment import harmless_value
 from ..commands.pathsearch import BUILTINS
 from ..commands.spec import Call, Finding
 from ..facts import Context, Inherited
@@ -42,8 +43,6 @@ _BASH_LOWER = frozenset({"auto_resume", "histchars"})
 def inert(name: str, value: str | None, exported: bool) -> bool:
     """Whether a session's ``name`` (set to ``value``, None: unset) leaves every read-only
     command as read-only as in a fresh shell."""
-    from .classify import harmless_value
-
     if value is not None and ("[" in value or "]" in value):
         return False
     if name in _SESSION_ONLY or _plain_shell_var(name, exported and value is not None):
