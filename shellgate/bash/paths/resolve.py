@@ -785,9 +785,9 @@ def _ancestor_alts(path: str, table: _Table, home: str) -> tuple[_Alt, ...]:
     return table.ancestors.get(low, ())
 
 
-# Not walked into: dependency caches (their test keys are not the user's) and `.git` (its config
-# holds a CI token only where checkouts persist credentials; reading it directly still hits, but
-# every `grep -r` in every repository would otherwise ask).
+# Not walked into: dependency caches (their test keys are not the user's) and `.git` (every
+# `grep -r` in every repository would otherwise ask); but `.git/config` is read, and is the
+# secret found where it holds credentials (`_git_config_secret`).
 _WALK_SKIP = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".ruff_cache",
                         ".pytest_cache", "site-packages", "dist-packages", ".cache", ".git"})
 
@@ -882,11 +882,40 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                         hits.append(found)
                         if first:
                             return hits, True
+                elif e.name == ".git" and e.is_dir(follow_symlinks=False):
+                    found = _git_config_secret(full, table, note)
+                    if found is not None:
+                        hits.append(found)
+                        if first:
+                            return hits, True
                 elif e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
                     todo.append(full)
             except (OSError, ValueError, RuntimeError):
                 continue
     return hits, True
+
+
+# Credentials a repository's own config may hold: a checkout that persisted them
+# (actions/checkout writes `http.<url>.extraheader = AUTHORIZATION: basic …`), a remote URL with
+# a token in its user part. `ssh://git@host` names a user, not a secret.
+_GIT_CREDENTIALS = re.compile(r"^\s*extraheader\s*=|\bhttps?://[^\s/@]+@", re.IGNORECASE | re.MULTILINE)
+_MAX_GIT_CONFIG = 1 << 20
+
+
+def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[str, list[_Alt]] | None:
+    """``gitdir/config`` when it holds credentials (or is too large to tell), as a walk's hit."""
+    config = f"{gitdir}/config"
+    if note is not None:
+        note("f", config)
+    try:
+        with open(config, "rb") as f:
+            data = f.read(_MAX_GIT_CONFIG + 1)
+    except OSError:
+        return None
+    if len(data) <= _MAX_GIT_CONFIG and not _GIT_CREDENTIALS.search(data.decode("utf-8", "replace")):
+        return None
+    alts = [a for a in _literal_alts(config, table) if a.rule.leak]
+    return (config, alts) if alts else None
 
 
 def _link_secret(link: str, table: _Table, home: str, seen: set[str], todo: list[str],
