@@ -140,7 +140,7 @@ IP_FILTERS = ["address show to example.com", "route show to example.com",
               "rule show from example.com", "link show example.com",
               "tunnel show remote example.com", "-6 tunnel show remote example.com",
               "mroute show from example.com", "addrlabel list example.com"]
-SS_WORDS = ["", "-tlnp", "-s", "-tunap", "-lt state listening", "-o state established '( dport = :ssh )'",
+SS_WORDS = ["-t", "-tlnp", "-s", "-tunap", "-lt state listening", "-to state established '( dport = :ssh )'",
             "-nlpt sport = :80", "-t dst 10.0.0.1:443", "-t dst 10.0.0.0/8", "-tn dport eq 22", "-t dev lo",
             "-x", "-t exclude listening", "-t dst '*:22'", "-t src 127.0.0.1 and not dport = :22",
             "-t state listening state unconnected dport = :22", "-t excl closed state big",
@@ -194,3 +194,28 @@ def test_ss_allows_only_filters_it_resolves_nothing_for(tmp_path: Path) -> None:
         elif any(w in form for w in SS_LOOK_UP):
             assert _looks_up(trace), f"the oracle missed the lookup of ss {form}"
     assert [f for f in SS_WORDS if not analyse(f"ss {f}", ctx).readonly] == SS_WORDS[SS_ASKED:]
+
+
+# ss asks the kernel for each socket table through sock_diag; the kernel loads a table's module
+# (module autoload) when it is missing, and DCCP's and SCTP's pull their protocols in. No form
+# shellgate allows may ask for a table outside the common ones (the request is seen under strace).
+SS_TABLES = ["", "-l", "-a", "-n", "-4", "-6", "-f inet", "-A inet", "-A all", "-S", "-d", "-t --sctp",
+             "-lt", "-tlnp", "-tunap", "-x", "-s", "-A tcp,udp", "-f unix", "-4 -t", "-w", "-0", "-u -a"]
+_RARE_DIAG = re.compile(r"sdiag_protocol=IPPROTO_(DCCP|SCTP|MPTCP)|sdiag_family=AF_(TIPC|VSOCK|XDP)")
+
+
+def test_ss_asks_for_no_rare_socket_table(tmp_path: Path) -> None:
+    from shellgate.bash.analysis import analyse
+    from shellgate.bash.facts import Context
+
+    if shutil.which("ss") is None or shutil.which("strace") is None:
+        pytest.skip("ss or strace is not installed")
+    ctx = Context(cwd=tmp_path, workspace=tmp_path, home=tmp_path)
+    rare = []
+    for form in SS_TABLES:
+        trace = ["strace", "-f", "-qq", "-e", "trace=sendmsg", "-e", "verbose=sendmsg", "-s", "256"]
+        out = subprocess.run([*trace, "ss", *form.split()], capture_output=True, text=True, timeout=60).stderr
+        asks = bool(_RARE_DIAG.search(out))
+        assert not (asks and analyse(f"ss {form}", ctx).readonly), f"ss {form} asks for a rare table"
+        rare.append(asks)
+    assert rare[:4] == [True] * 4, "the oracle no longer sees the DCCP/SCTP requests of plain ss"

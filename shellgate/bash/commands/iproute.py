@@ -164,6 +164,45 @@ _SS_MARK = re.compile(r"(0x[0-9a-fA-F]+|[0-9]+)(/(0x[0-9a-fA-F]+|[0-9]+))?")
 _SS_DEV = re.compile(r"[\w.:@-]{1,15}")
 
 
+# ss asks the kernel (sock_diag) for each socket table it lists, and for a table whose diag
+# module is not loaded the kernel loads it (module autoload, for any user): with no table
+# chosen ss asks for DCCP and SCTP too (strace: their requests), which pulls in those protocols'
+# modules. So the tables must be chosen, among the common ones, or only the summary printed.
+_SS_TABLE_FLAGS = {"-t": "tcp", "-u": "udp", "-w": "raw", "-x": "unix", "-0": "packet", "-S": "sctp",
+                   "-d": "dccp", "-M": "mptcp", "--tipc": "tipc", "--vsock": "vsock", "--xdp": "xdp"}
+_SS_COMMON = frozenset({"tcp", "udp", "raw", "unix", "unix_dgram", "unix_stream", "unix_seqpacket",
+                        "packet", "packet_raw", "packet_dgram", "netlink"})
+_SS_COMMON_FAMILIES = frozenset({"unix", "netlink", "link"})
+
+
+def _ss_tables(p: Parsed, call: Call) -> Iterable[Finding]:
+    chosen = [(_SS_TABLE_FLAGS[o.flag.names[0]], o.word) for o in p.opts
+              if o.flag.names[0] in _SS_TABLE_FLAGS]
+    chosen += [(t.lower(), v) for v in p.values_of("-A") for t in v.text.split(",")]
+    families = [(v.text.lower(), v) for v in p.values_of("-f")]
+    families += [("inet", o.word) for o in p.opts if o.flag.names[0] in ("-4", "-6")]
+    if chosen:
+        odd = [(t, w) for t, w in chosen if t not in _SS_COMMON]
+    elif families:
+        odd = [(f, w) for f, w in families if f not in _SS_COMMON_FAMILIES]
+    elif p.has("-h", "-V") or (p.has("-s") and not p.operands):   # -s alone: /proc's summary only
+        return
+    else:
+        yield Finding("ss without -t/-u/-x/-w/-0 lists every socket table: asking the kernel for DCCP and "
+                      "SCTP sockets makes it load their modules", call.command.words[0].span, "readonly.flag")
+        return
+    for table, w in odd:
+        what = "every inet socket table (DCCP and SCTP too)" if table.startswith("inet") or table == "all" \
+            else f"{table} sockets"
+        yield Finding(f"ss lists {what}: the kernel loads a table's module when it is not loaded (choose -t, "
+                      "-u, -x, -w or -0)", w.span, "readonly.flag")
+
+
+def _ss_check(p: Parsed, call: Call) -> Iterable[Finding]:
+    yield from _ss_tables(p, call)
+    yield from _ss_filter(p, call)
+
+
 def _ss_filter(p: Parsed, call: Call) -> Iterable[Finding]:
     words = list(p.operands)
     while (len(words) > 1 and words[0].static and words[0].text in _SS_STATE_KEYS
@@ -186,7 +225,7 @@ def _ss_filter(p: Parsed, call: Call) -> Iterable[Finding]:
                       "readonly.operand", Effect.NETWORK)
 
 
-SS = Command("ss", reads=False, check=_ss_filter, safe=[
+SS = Command("ss", reads=False, check=_ss_check, safe=[
     Flag("-h", "--help"), Flag("-V", "--version"), Flag("-n", "--numeric"), Flag("-a", "--all"),
     Flag("-l", "--listening"), Flag("-o", "--options"), Flag("-e", "--extended"), Flag("-m", "--memory"),
     Flag("-p", "--processes"), Flag("-T", "--threads"), Flag("-i", "--info"), Flag("--tipcinfo"),
