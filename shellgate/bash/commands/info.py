@@ -195,7 +195,20 @@ def pager_unless(off: str, pages: Callable[[Parsed], bool] = lambda p: True) -> 
 # systemd 252 systemd-delta: which unit and config files override which. Each overridden file
 # is shown by running `diff -us -- LOWER UPPER` (found on PATH, a reader: strace), unless
 # --diff=no; on a terminal the output goes to a pager ($SYSTEMD_PAGER, $PAGER, less).
-SYSTEMD_DELTA = Command("systemd-delta", reads=False, check=pager_unless("--no-pager"), safe=[
+_delta_pager = pager_unless("--no-pager")
+
+
+def _delta(p: Parsed, call: Call) -> Iterable[Finding]:
+    """Also: a PREFIX names a directory below each configuration root (/etc, /run, /usr/lib …);
+    one with ``..`` leaves them (``../root/.ssh`` lists that directory and diffs what is in it)."""
+    yield from _delta_pager(p, call)
+    for w in p.operands:
+        if not w.static or ".." in w.text.split("/"):
+            yield Finding(f"systemd-delta {w.text} may leave the configuration directories", w.span,
+                          "readonly.operand")
+
+
+SYSTEMD_DELTA = Command("systemd-delta", reads=False, check=_delta, safe=[
     Flag("-t", "--type", takes=V), Flag("--diff", takes=V), Flag("--no-pager"), Flag("-h", "--help"),
     Flag("--version")])
 
