@@ -6,8 +6,9 @@ real tools):
 * ``npm --version`` / ``-v``: one execve (node), no write, no connect. npm 11 does load a
   workspace ``.npmrc`` first (its ``loglevel`` is honoured), but none of ``git``,
   ``script-shell``, ``node-options``, ``onload-script``, ``logs-dir``, ``timing``, ``cache``,
-  ``userconfig``/``globalconfig`` pointed at a key made it run, write, connect or print. ``npm ls``/``list``/``why`` write a debug log into ``logs-dir`` (a workspace ``.npmrc``
-  moves it anywhere) and deletes old ones there, and stamp ``_update-notifier-last-checked``
+  ``userconfig``/``globalconfig`` pointed at a key made it run, write, connect or print.
+  ``npm ls``/``list``/``why`` write a debug log into ``logs-dir`` (a workspace ``.npmrc`` moves it
+  anywhere) and deletes old ones there, and stamp ``_update-notifier-last-checked``
   (the update check talks to the registry): not read-only.
 * ``cargo``/``rustc --version`` / ``-V``: the rustup proxy runs the toolchain's binary; a
   ``rust-toolchain`` or ``rust-toolchain.toml`` in the cwd or above it chooses the toolchain,
