@@ -144,6 +144,7 @@ class _Table:
     always: tuple[_Alt, ...]
     always_heads: tuple[str, ...]               # a path one of `always` matches starts with one
     ancestors: dict[str, tuple[_Alt, ...]]      # each prefix of a rule's directory -> those rules
+    nested: tuple[_Alt, ...]                    # anywhere rules of two segments or more
     leak_names: str                             # regex source: names an anywhere leak rule may end with
     key: TableKey                               # what it was compiled for: (HOME, watched patterns)
 
@@ -217,6 +218,7 @@ def _index(alts: list[_Alt], key: TableKey) -> _Table:
                   tuple(sorted(heads)), tuple(sorted(tails)),
                   "|".join(f"(?:{k})" for k in by_glob) or "(?!)", tuple(always), _heads_of(always),
                   {k: tuple(v) for k, v in ancestors.items()},
+                  tuple(a for a in alts if a.anywhere and len(a.rel_text) > 2),
                   "|".join(sorted({seg_regex(a.rel_text[-1]) for a in alts if a.anywhere
                                    and a.rule.leak and a.rel_text[-1] != STARSTAR})), key)
 
@@ -775,14 +777,30 @@ def _glob_alts(cand: _Cand, table: _Table, dot_rule: bool, home: str) -> Iterato
 
 
 def _ancestor_alts(path: str, table: _Table, home: str) -> tuple[_Alt, ...]:
-    """Rules whose files lie inside directory ``path`` (for commands that walk trees)."""
+    """Rules whose files lie inside directory ``path`` (for commands that walk or write trees):
+    an anchored rule below it, or an anywhere rule whose first segments ``path`` ends with
+    (``mv dir .claude`` makes ``.claude/settings.json`` of whatever ``dir`` holds)."""
     low = path.lower().rstrip("/") or "/"
     if low in ("/home", "/users"):
         low = posixpath.dirname(home) or "/"
     elif low.startswith(("/home/", "/users/", "/root")) and (
             m := re.fullmatch(r"/(?:home|users)/[^/]+(/.*)?|/root(/.*)?", low)):
         low = home + (m.group(1) or m.group(2) or "")
-    return table.ancestors.get(low, ())
+    found = table.ancestors.get(low, ())
+    segs = low.split("/")
+    nested = tuple(a for a in table.nested if _ends_with_head(segs, a.rel_text[1:]))
+    return found + nested if nested else found
+
+
+def _ends_with_head(segs: list[str], rel: tuple[str, ...]) -> bool:
+    """Whether ``segs`` ends with the first j segments of ``rel`` for some j short of all of
+    them (a ``**`` ends the heads that can be told)."""
+    for j in range(1, len(rel)):
+        if rel[j - 1] == STARSTAR or j > len(segs):
+            return False
+        if all(_rx(seg_regex(rel[k])).fullmatch(segs[len(segs) - j + k]) for k in range(j)):
+            return True
+    return False
 
 
 # Not walked into: dependency caches (their test keys are not the user's) and `.git` (every

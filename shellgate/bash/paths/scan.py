@@ -496,17 +496,19 @@ def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Ro
         sources = [w for w in sources if not _is_remote(w.text)]
         if dest is not None and _is_remote(dest.text):
             dest = None
-    if name == "mv":  # the source is read and removed
+    if name == "mv":  # the source is read and removed, a directory with all below it (no -r needed)
         src_role = Role.RW
+    tree = tree or name in ("mv", "ln", "link")   # a link may name a directory too
     for w in sources:
         out.extend(_word_hits(w, src_role, ctx, dot_rule, tree=tree, walk=walk))
     if dest is None:
         return out
     # The destination directory itself receives arbitrary names only when a source's contents
     # are copied (`cp -r dir/. ~`, `rsync -a dir/ ~`); otherwise names are DEST/basename(src).
-    contents = tree and any(w.text.rstrip("/").endswith("/.") or w.text in (".", "./")
-                            or (name == "rsync" and w.text.endswith("/")) for w in sources)
-    out.extend(_word_hits(dest, Role.WRITE, ctx, dot_rule, tree=contents))
+    # A tree written to a destination may land as the destination itself (`mv dir .claude`,
+    # `cp -r dir .github`, also where the line first moves an existing one away) or inside it
+    # (`cp -r dir/. ~`, `rsync -a dir/ ~`): everything below the destination may be written.
+    out.extend(_word_hits(dest, Role.WRITE, ctx, dot_rule, tree=tree))
     if into:
         for w in sources:
             base = w.text.rstrip("/").rsplit("/", 1)[-1]
