@@ -157,9 +157,10 @@ _SED = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--expression", "-f", 
 _AWK = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--file", "-e", "--source"),
                 data_opts=_fs("-v", "--assign", "-F", "--field-separator", "-e", "--source"),
                 read_opts=_fs("-f", "--file"), code_opts=_fs("-e", "--source"))
+# jq's -f is a switch: with it the first operand is the program's file (read), not the program
 _JQ = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--from-file"),
                data_opts=_fs("--arg", "--argjson", "--indent", "--tab"),
-               read_opts=_fs("-f", "--from-file", "--slurpfile", "--rawfile"))
+               read_opts=_fs("--slurpfile", "--rawfile"), flags=_fs("-f", "--from-file"))
 _PY = CmdPaths(Role.READ, data_opts=_fs("-c", "-m", "-W", "-X", "-Q"), code_opts=_fs("-c"))
 # -r/--import/--loader load module files: unsure paths, not data
 _NODE = CmdPaths(Role.READ, data_opts=_fs("-e", "--eval", "-p", "--print", "--input-type"),
