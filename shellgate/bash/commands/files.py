@@ -6,11 +6,7 @@ Only ``tree -o``/``-R`` (write output files), ``file -C`` (compiles a magic file
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from ..._record import replace
-from ..facts import PathOp
-from .spec import Call, Command, Finding, Flag, Parsed, Takes
+from .spec import Command, Flag, Takes
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -87,36 +83,21 @@ _FD_UNSAFE = {
 }
 FDS = tuple(Command(n, reads=False, safe=_FD_SAFE, unsafe=_FD_UNSAFE) for n in ("fd", "fdfind"))
 
-def _magic_files(p: Parsed, call: Call) -> Iterable[Finding]:
-    """libmagic splits ``-m`` at colons (``-m a:~/.aws/credentials`` reads both, and prints a
-    bad line of each): every piece is a path the secret rules see."""
-    from ..paths import resolve as paths
-
-    for v in p.values_of("-m"):
-        for piece in v.text.split(":") if v.static and ":" in v.text else ():
-            for c in call.cwds or (call.ctx.cwd,):
-                hit = paths.check_path(piece, PathOp.READ, replace(call.ctx, cwd=c), v.span)
-                if hit is not None:
-                    yield Finding(f"file -m reads a sensitive path: {hit.path} ({hit.cls.value})", v.span,
-                                  "readonly.sensitive")
-                    break
-
-
 FILE = Command("file", safe=[
     Flag("-b", "--brief"), Flag("-c", "--checking-printout"), Flag("-d", "--debug"), Flag("-E"),
     Flag("-e", "--exclude", takes=V), Flag("--exclude-quiet", takes=V),
     Flag("-F", "--separator", takes=V), Flag("-h", "--no-dereference"), Flag("-i", "--mime"),
     Flag("--apple"), Flag("--extension"),
     Flag("--mime-type"), Flag("--mime-encoding"), Flag("-k", "--keep-going"), Flag("-l", "--list"),
-    Flag("-L", "--dereference"), Flag("-m", "--magic-file", takes=P), Flag("-N", "--no-pad"),
+    Flag("-L", "--dereference"), Flag("-m", "--magic-file", takes=Takes.PATHS), Flag("-N", "--no-pad"),
     Flag("-n", "--no-buffer"), Flag("-P", "--parameter", takes=V), Flag("-r", "--raw"),
     Flag("-s", "--special-files"), Flag("-0", "--print0"), Flag("-v", "--version"),
     Flag("--help")],
-    check=_magic_files,
     unsafe={
         Flag("-z", "--uncompress"): "runs decompressors found on PATH (gzip, zstd, lz4, uncompress …)",
         Flag("-Z", "--uncompress-noreport"): "runs decompressors found on PATH (gzip, zstd, lz4 …)",
         Flag("-S", "--no-sandbox"): "turns off libmagic's seccomp sandbox around its decompressors",
+        # (-m: libmagic splits the list at colons, and prints a bad line of each file it reads)
         # the names come from a file or stdin, unseen by the path scanner
         Flag("-f", "--files-from", takes=P): "reads files named in another file or stdin (unseen paths)",
         Flag("-C", "--compile"): "compiles a magic file (writes a .mgc file)",

@@ -53,6 +53,7 @@ class Takes(StrEnum):
     NONE = "none"              # a switch
     VALUE = "value"            # inert data: a number, a pattern, a format
     PATH = "path"              # a file the command reads
+    PATHS = "paths"            # files the command reads, separated by colons (`file -m a:b`)
     WRITE_PATH = "write_path"  # a file the command writes
     PROGRAM = "program"        # a program or shell command the command runs
     SCRIPT = "script"          # program text in an embedded language (sed, awk)
@@ -562,7 +563,7 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     """Paths only known at run time, read by a command that prints what it reads."""
     out: list[Finding] = []
     for o in parsed.opts:
-        if o.flag.takes is not Takes.PATH:
+        if o.flag.takes not in (Takes.PATH, Takes.PATHS):
             continue
         from ..paths import (
             resolve as paths,  # the scanner looks at words; these values may hide in --flag=PATH
@@ -573,12 +574,13 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
                 out.append(Finding(f"{cmd.name} {o.spelled} reads a file only known at run time "
                                    "(it could be a secret)", v.span, "readonly.dynamic_path"))
                 continue
-            for c in call.cwds or (call.ctx.cwd,):
-                hit = paths.check_path(v.text, PathOp.READ, replace(call.ctx, cwd=c), v.span)
-                if hit is not None:
-                    out.append(Finding(f"{cmd.name} {o.spelled} reads a sensitive path: {hit.path} "
-                                       f"({hit.cls.value})", v.span, "readonly.sensitive"))
-                    break
+            pieces = v.text.split(":") if o.flag.takes is Takes.PATHS else [v.text]
+            hit = next((h for c in call.cwds or (call.ctx.cwd,) for piece in pieces if piece
+                        if (h := paths.check_path(piece, PathOp.READ, replace(call.ctx, cwd=c), v.span))),
+                       None)
+            if hit is not None:
+                out.append(Finding(f"{cmd.name} {o.spelled} reads a sensitive path: {hit.path} "
+                                   f"({hit.cls.value})", v.span, "readonly.sensitive"))
     reads = cmd.reads(parsed) if callable(cmd.reads) else cmd.reads
     if not reads:
         return out
