@@ -280,7 +280,11 @@ def may_split(word: Word) -> bool:
 
 
 def is_wild(word: Word) -> bool:
-    """Whether bash may turn ``word`` into words we cannot see, one of them maybe a flag."""
+    """Whether bash may turn ``word`` into words we cannot see, one of them maybe a flag; or
+    xargs ``-I`` / ``find -exec`` pastes a name into an option word (``-n`` with ``-I n``:
+    its letters are the name's)."""
+    if word.pasted and word.text[:1] == "-":
+        return True
     if word.glob and word.text[:1] in ("*", "?", "[", "{", "@", "!", "+", ""):
         return True
     if word.static:
@@ -586,13 +590,22 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     if cmd.pattern_from is not None and operands and not parsed.has(*cmd.pattern_from):
         operands = operands[1:]
     for w in operands:
-        if not w.static and not w.raw.startswith(("<(", ">(")):
+        if not w.static and not w.raw.startswith(("<(", ">(")) and not _proved_name(w, call):
             out.append(Finding(f"{cmd.name} reads {w.text!r}, a path only known at run time (it could be "
                                "a secret)", w.span, "readonly.dynamic_path"))
     if call.wild_tail:
         out.append(Finding(f"xargs gives {cmd.name} file names read from its input (they could name "
                            "a secret)", call.command.span, "readonly.dynamic_path"))
     return out
+
+
+def _proved_name(w: Word, call: Call) -> bool:
+    """A word that is xargs's ``-I`` placeholder, whole, in the command xargs runs itself, when
+    ``paths/xargsnames.py`` proved the lines xargs reads plain names of files that are no
+    secret, each pasted where this command takes a file operand (``find src | xargs -I{} grep
+    -l x {}``; the classifier clears ``wild_tail`` only then): it is such a name."""
+    return bool(w.pasted) and w.text == w.pasted and call.command.via[-1:] == (Via.XARGS,) \
+        and not call.wild_tail
 
 
 def _placeholder_programs(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:

@@ -14,7 +14,9 @@ plain when all of this holds:
 * the command xargs runs is a table command that reads its operands (not git or a wrapper: an
   appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``: the path
   roles say it writes them), given its pattern or program already (``sed``'s script is never
-  a name find printed: a directory named ``e`` would be sed's "execute" command);
+  a name find printed: a directory named ``e`` would be sed's "execute" command); with
+  ``-I R``/``-i``/``--replace`` each word holding R is R alone and a file operand of it
+  (``_reads_given_names``: never a script, filter, option or option value);
 * every entry below every start point — a full walk, links not followed, as find walks — has a
   plain name: no blank, quote, backslash or control character, none starting with ``-``
   (at most ``BUDGET`` entries; past that nothing is proved);
@@ -425,9 +427,14 @@ def _plain_start(text: str) -> bool:
 def _reads_given_names(cmd) -> bool:
     """A table command that takes any number of operands (``xxd IN OUT`` writes its second,
     ``uniq`` too) and, if it has a pattern or program, is given it already: the appended words
-    are then more operands of the same kind."""
+    are then more operands of the same kind. With ``xargs -I R`` nothing is appended: xargs
+    pastes each name into every word holding R (``Word.pasted``), so each such word must be R
+    alone and one of the command's file operands as its table reads them — not its pattern or
+    program (``sed -n R R`` with a name ``1e.`` runs the sed command ``e``, ``jq R R`` with a
+    name ``env`` prints the environment), not an option's value (``grep -e R``), not an
+    option (``sort -n`` with ``-I n`` is ``sort -ofoo``: ``spec.is_wild``)."""
     from ..commands import registry
-    from ..commands.spec import Command, read_args
+    from ..commands.spec import Command, is_wild, read_args
     from .roles import COMMANDS as ROLES
     from .roles import Role
 
@@ -438,10 +445,13 @@ def _reads_given_names(cmd) -> bool:
     if role is not None and (role.operands in (Role.WRITE, Role.RW, Role.ATTR) or role.dest
                              or role.second_writes):
         return False   # `find docs | xargs tee` truncates every file below docs
-    if spec.pattern_from is None:
-        return True
     parsed = read_args(spec, cmd.args)
-    return bool(parsed.operands) or parsed.has(*spec.pattern_from)
+    given = spec.pattern_from is None or parsed.has(*spec.pattern_from)
+    pasted = [w for w in cmd.args if w.pasted]
+    if not pasted:
+        return given or bool(parsed.operands)
+    files = parsed.operands if given else parsed.operands[1:]
+    return all(w.text == w.pasted and not is_wild(w) and any(w is f for f in files) for w in pasted)
 
 
 def _plain_below(root: str) -> bool:
