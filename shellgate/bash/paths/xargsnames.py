@@ -10,7 +10,10 @@ plain when all of this holds:
 * the stage feeding xargs (through ``|``, not ``|&``) is a ``find`` that only tests and prints
   names (no ``-printf``/``-ls``/``-exec``/``-L`` …), with static start points;
 * xargs reads that pipe (no ``-a``, no redirect of its stdin: ``xargs cat <<EOF`` reads the
-  names from the here-doc), splits as usual or at NULs (no ``-d``);
+  names from the here-doc), splits as usual or at NULs (no ``-d``) — at NULs (``-0``) exactly
+  when the producer ends its names with NULs (``find -print0``, ``git ls-files -z``, ``rg -0``,
+  ``grep -lZ``): ``xargs -0`` reading newline-ended names takes a name ``src\n`` whole, and
+  the walk never calls that a name below ``src``;
 * the command xargs runs is a table command that reads its operands (not git or a wrapper: an
   appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``: the path
   roles say it writes them), given its pattern or program already (``sed``'s script is never
@@ -381,16 +384,21 @@ def _find_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
             return None
         starts.append(w.text)
         i += 1
-    for w in args[i:]:
-        if not w.static or w.text in _FIND_REFUSED or (w.text == "-print0" and not null):
-            return None
+    expr = args[i:]
+    if any(not w.static or w.text in _FIND_REFUSED for w in expr):
+        return None
+    prints = {w.text for w in expr} & {"-print", "-print0"}
+    if prints != ({"-print0"} if null else prints - {"-print0"}):
+        return None   # every name NUL-ended exactly when xargs splits at NULs (`src\n` is a name)
     return starts or ["."]
 
 
 def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
-    """``ls-files``, then only ``-c``/``--cached`` (``-z`` when xargs splits at NULs), an
-    optional ``--`` and plain relative pathspecs: the output is index entries, one a line."""
+    """``ls-files``, then only ``-c``/``--cached`` (``-z`` exactly when xargs splits at NULs),
+    an optional ``--`` and plain relative pathspecs: the output is index entries, one a line."""
     if not args or not args[0].static or args[0].text != "ls-files":
+        return False
+    if null != any(w.text == "-z" for w in args[1:]):
         return False
     for w in args[1:]:
         t = w.text
