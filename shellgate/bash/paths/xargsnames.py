@@ -376,8 +376,15 @@ def _rg_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
 
 
 def _find_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
+    """Where find walks — its start points after its leading options (``find.leading_options``:
+    ``find -P ../other`` walks ../other, not the cwd; -H/-L follow links, -D prints more) —
+    when its expression only tests and prints names, as xargs splits them; else None."""
+    from ..commands.find import leading_options
+
+    opts, i = leading_options(args)
+    if set(opts) & {"-H", "-L", "-D"}:
+        return None
     starts: list[str] = []
-    i = 0
     while i < len(args) and not _FIND_EXPR_START.match(args[i].text):
         w = args[i]
         if not w.static or w.glob or not _plain_start(w.text):
