@@ -14,12 +14,14 @@ plain when all of this holds:
   when the producer ends its names with NULs (``find -print0``, ``git ls-files -z``, ``rg -0``,
   ``grep -lZ``): ``xargs -0`` reading newline-ended names takes a name ``src\n`` whole, and
   the walk never calls that a name below ``src``;
-* the command xargs runs is a table command that reads its operands (not git or a wrapper: an
-  appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``: the path
-  roles say it writes them), given its pattern or program already (``sed``'s script is never
-  a name find printed: a directory named ``e`` would be sed's "execute" command); with
-  ``-I R``/``-i``/``--replace`` each word holding R is R alone and a file operand of it
-  (``_reads_given_names``: never a script, filter, option or option value);
+* the command xargs runs is a table command that reads its operands as files (not git or a
+  wrapper: an appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``:
+  the path roles say it writes them; not ``finger`` or ``ss``: only a command the path roles
+  say reads or looks at its operands as files, ``roles.operands_are_files``), given its
+  pattern or program already (``sed``'s script is never a name find printed: a directory
+  named ``e`` would be sed's "execute" command); with ``-I R``/``-i``/``--replace`` each
+  word holding R is R alone and a file operand of it (``_reads_given_names``: never a
+  script, filter, option or option value);
 * every entry below every start point — a full walk, links not followed, as find walks — has a
   plain name: no blank, quote, backslash or control character, none starting with ``-``
   (at most ``BUDGET`` entries; past that nothing is proved);
@@ -441,25 +443,24 @@ def _plain_start(text: str) -> bool:
 
 def _reads_given_names(cmd) -> bool:
     """A table command that takes any number of operands (``xxd IN OUT`` writes its second,
-    ``uniq`` too) and, if it has a pattern or program, is given it already: the appended words
-    are then more operands of the same kind. With ``xargs -I R`` nothing is appended: xargs
-    pastes each name into every word holding R (``Word.pasted``), so each such word must be R
-    alone and one of the command's file operands as its table reads them — not its pattern or
-    program (``sed -n R R`` with a name ``1e.`` runs the sed command ``e``, ``jq R R`` with a
-    name ``env`` prints the environment), not an option's value (``grep -e R``), not an
-    option (``sort -n`` with ``-I n`` is ``sort -ofoo``: ``spec.is_wild``)."""
+    ``uniq`` too), each the path of a file it reads or looks at (``roles.operands_are_files``:
+    ``finger``'s are users at hosts, ``ss dst``'s host names), and, if it has a pattern or
+    program, is given it already: the appended words are then more operands of the same
+    kind. With ``xargs -I R`` nothing is appended: xargs pastes each name into every word
+    holding R (``Word.pasted``), so each such word must be R alone and one of the command's
+    file operands as its table reads them — not its pattern or program (``sed -n R R`` with a
+    name ``1e.`` runs the sed command ``e``, ``jq R R`` with a name ``env`` prints the
+    environment), not an option's value (``grep -e R``), not an option (``sort -n`` with
+    ``-I n`` is ``sort -ofoo``: ``spec.is_wild``)."""
     from ..commands import registry
     from ..commands.spec import Command, is_wild, read_args
-    from .roles import COMMANDS as ROLES
-    from .roles import Role
+    from .roles import operands_are_files
 
     spec = registry.lookup(cmd.name or "")
     if not isinstance(spec, Command) or spec.free or spec.max_operands is not None:
         return False
-    role = ROLES.get(cmd.name or "")
-    if role is not None and (role.operands in (Role.WRITE, Role.RW, Role.ATTR) or role.dest
-                             or role.second_writes):
-        return False   # `find docs | xargs tee` truncates every file below docs
+    if not operands_are_files(cmd.name or ""):
+        return False   # `xargs tee` truncates each file, `xargs finger` connects to u@host
     parsed = read_args(spec, cmd.args)
     given = spec.pattern_from is None or parsed.has(*spec.pattern_from)
     pasted = [w for w in cmd.args if w.pasted]
