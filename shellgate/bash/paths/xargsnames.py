@@ -48,7 +48,9 @@ way.
 ``git ls-files [--cached] [PATHSPEC …]`` feeding xargs is proved the same way, with the
 index in place of the walk: it prints index entries (relative to the cwd, so below it), and
 every entry of the repository's index (``git/index.py``, read without running git) must have
-plain components — a tracked ``-rf`` or ``a b`` voids it, on disk or not. Pathspecs must be
+plain components — a tracked ``-rf`` or ``a b`` voids it, on disk or not, and so do ``.``,
+``..`` and ``.git``, which git never adds but reads from a hand-made index
+(``../home/.ssh/id_rsa``) — and no name a leak rule names (``resolve.leak_among``). Pathspecs must be
 plain relative paths (no ``..``, no ``:`` magic, no glob), the line may write nothing (a
 ``git add`` first would change the index), and the secret check runs over the cwd as for
 ``find .``. git's own configuration is judged on the ``git`` command itself.
@@ -135,8 +137,9 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
     from .resolve import check_path, leaks_below
 
     if _origin(script, index).name == "git":
-        return not line_writes and all(_index_plain(c) and leaks_below(str(c), str(ctx.home)) == ((), True)
-                                       for c in cwds or (ctx.cwd,))
+        return not line_writes and all(
+            _index_plain(c, ctx) and leaks_below(str(c), str(ctx.home)) == ((), True)
+            for c in cwds or (ctx.cwd,))
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
@@ -421,19 +424,29 @@ def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
     return True
 
 
-def _index_plain(cwd: Path) -> bool:
+_NOT_IN_INDEX = frozenset({".", "..", ".git"})   # components git never adds (folded case)
+
+
+def _index_plain(cwd: Path, ctx: Context) -> bool:
     """Every entry of the index of ``cwd``'s repository has plain components (what ``git
-    ls-files`` may print there); false when there is no work tree or the index is not read."""
+    ls-files`` may print there) and is no secret by name (``resolve.leak_among``); false
+    when there is no work tree or the index is not read. git checks the names it adds, not
+    the names it reads: a hand-made index may hold ``../home/.ssh/id_rsa`` or ``.git/config``,
+    and the walk of the cwd on disk never meets them — so ``.``, ``..`` and ``.git`` (any
+    case) void the proof, and the names themselves go through the leak rules."""
     from ..git import index
+    from .resolve import leak_among
 
     found = index.tracked(cwd, BUDGET)
     if found is None or found[1] is None:
         return False
-    names = found[1]
+    top, names = found
     try:
-        return all(_PLAIN.fullmatch(p) for n in names for p in n.decode("ascii").split("/"))
+        parts = [p for n in names for p in n.decode("ascii").split("/")]
     except UnicodeDecodeError:
         return False
+    return (all(_PLAIN.fullmatch(p) and p.lower() not in _NOT_IN_INDEX for p in parts)
+            and leak_among(str(top), names, ctx) is None)
 
 
 def _plain_start(text: str) -> bool:
