@@ -27,6 +27,8 @@ plain when all of this holds:
   (at most ``BUDGET`` entries; past that nothing is proved);
 * the recursive secret check a reader such as ``grep -r`` gets (``paths.leaks_below``) finds
   no secret below them;
+* for a command that reads ``@FILE`` as a response file (``strings``), no name starts with
+  ``@`` (``_response_files``);
 * no write of the same line lands below them (``line_writes``): the walk sees the tree as it is
   when the gate decides, and ``touch './a --files0-from=k'`` first would add a name with a blank.
 
@@ -136,10 +138,14 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
         return False
     from .resolve import check_path, leaks_below
 
-    if _origin(script, index).name == "git":
+    origin = _origin(script, index)
+    at = _response_files(script.commands[index])
+    if origin.name == "git":
         return not line_writes and all(
-            _index_plain(c, ctx) and leaks_below(str(c), str(ctx.home)) == ((), True)
+            _index_plain(c, ctx, at=at) and leaks_below(str(c), str(ctx.home)) == ((), True)
             for c in cwds or (ctx.cwd,))
+    if at and any(s.startswith("@") for s in starts):
+        return False   # find @a: every name starts with it
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
@@ -148,6 +154,8 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
                 return False
             if not os.path.lexists(root) or os.path.islink(root) or not _plain_below(root):
                 return False   # (a linked start point: find names the link, R reads its target)
+            if at and origin.name == "rg" and s == "." and any(n.startswith("@") for n in os.listdir(root)):
+                return False   # rg --files prints the cwd's names bare: `@a`
             if os.path.isdir(root):
                 found, complete = leaks_below(root, str(ctx.home))
                 if found or not complete:
@@ -155,6 +163,16 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
             elif check_path(root, PathOp.READ, replace(ctx, cwd=c)) is not None:
                 return False   # a start point that is a file is itself a name xargs passes on
     return True
+
+
+def _response_files(cmd) -> bool:
+    """Whether command ``cmd`` reads a word ``@FILE`` as a response file (``spec.Command``'s
+    ``response_files``: binutils' strings): a name xargs hands it must not start with ``@``."""
+    from ..commands import registry
+    from ..commands.spec import Command
+
+    spec = registry.lookup(cmd.name or "")
+    return isinstance(spec, Command) and spec.response_files
 
 
 def _stdin(r) -> bool:
@@ -427,13 +445,15 @@ def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
 _NOT_IN_INDEX = frozenset({".", "..", ".git"})   # components git never adds (folded case)
 
 
-def _index_plain(cwd: Path, ctx: Context) -> bool:
+def _index_plain(cwd: Path, ctx: Context, *, at: bool = False) -> bool:
     """Every entry of the index of ``cwd``'s repository has plain components (what ``git
     ls-files`` may print there) and is no secret by name (``resolve.leak_among``); false
     when there is no work tree or the index is not read. git checks the names it adds, not
     the names it reads: a hand-made index may hold ``../home/.ssh/id_rsa`` or ``.git/config``,
     and the walk of the cwd on disk never meets them — so ``.``, ``..`` and ``.git`` (any
-    case) void the proof, and the names themselves go through the leak rules."""
+    case) void the proof, and the names themselves go through the leak rules. ``at``: the
+    command reads ``@FILE`` as a response file, so a component starting with ``@`` voids it
+    too (the first one of a name relative to the cwd is what counts; any is a superset)."""
     from ..git import index
     from .resolve import leak_among
 
@@ -445,7 +465,8 @@ def _index_plain(cwd: Path, ctx: Context) -> bool:
         parts = [p for n in names for p in n.decode("ascii").split("/")]
     except UnicodeDecodeError:
         return False
-    return (all(_PLAIN.fullmatch(p) and p.lower() not in _NOT_IN_INDEX for p in parts)
+    return (all(_PLAIN.fullmatch(p) and p.lower() not in _NOT_IN_INDEX and not (at and p[0] == "@")
+                for p in parts)
             and leak_among(str(top), names, ctx) is None)
 
 
