@@ -26,7 +26,12 @@ plain when all of this holds:
   plain name: no blank, quote, backslash or control character, none starting with ``-``
   (at most ``BUDGET`` entries; past that nothing is proved);
 * the recursive secret check a reader such as ``grep -r`` gets (``paths.leaks_below``) finds
-  no secret below them;
+  no secret below them, and — skipping nothing, since ``find src | xargs cat`` reads
+  ``src/node_modules/pkg/.env`` and ``find . -type f`` prints ``.git/config`` — no entry the
+  producer may print is a secret by name, a link to one, or a directory with one below
+  (``_walk_ok``, ``resolve.leak_at``; ``_Prints``: find's ``-name``/``-iname``/``-type``/depth
+  conjunction and rg's files, hidden ones only with ``--hidden`` or a ``!`` whitelist, bound
+  what may be printed, so ``find . -name '*.py'`` is not refused for ``.git/config``);
 * for a command that reads ``@FILE`` as a response file (``strings``), no name starts with
   ``@`` (``_response_files``);
 * no write of the same line lands below them (``line_writes``): the walk sees the tree as it is
@@ -52,20 +57,23 @@ index in place of the walk: it prints index entries (relative to the cwd, so bel
 every entry of the repository's index (``git/index.py``, read without running git) must have
 plain components — a tracked ``-rf`` or ``a b`` voids it, on disk or not, and so do ``.``,
 ``..`` and ``.git``, which git never adds but reads from a hand-made index
-(``../home/.ssh/id_rsa``) — and no name a leak rule names (``resolve.leak_among``). Pathspecs must be
-plain relative paths (no ``..``, no ``:`` magic, no glob), the line may write nothing (a
-``git add`` first would change the index), and the secret check runs over the cwd as for
-``find .``. git's own configuration is judged on the ``git`` command itself.
+(``../home/.ssh/id_rsa``) — and no name a leak rule names (``resolve.leak_among``), nor a
+tracked link to a secret or directory with one below (``_tracked_leak``, wherever it lies).
+Pathspecs must be plain relative paths (no ``..``, no ``:`` magic, no glob), the line may
+write nothing (a ``git add`` first would change the index), and the secret check runs over
+the cwd as for ``find .``. git's own configuration is judged on the ``git`` command itself.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
+import stat
 from pathlib import Path
 
 from ..._lazyre import lazy_compile
-from ..._record import replace
+from ..._record import record, replace
 from ..facts import Context, PathOp
 from ..ir import Script, Via, Word
 
@@ -146,13 +154,16 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
             for c in cwds or (ctx.cwd,))
     if at and any(s.startswith("@") for s in starts):
         return False   # find @a: every name starts with it
+    prints = _prints(origin)
+    if prints is None or not prints.hidden and _rg_whitelists(starts, cwds or (ctx.cwd,), ctx):
+        return False
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
             top = os.path.normpath(root)
             if any(w == top or w.startswith(top.rstrip("/") + "/") for w in line_writes):
                 return False
-            if not os.path.lexists(root) or os.path.islink(root) or not _plain_below(root):
+            if not os.path.lexists(root) or os.path.islink(root) or not _walk_ok(root, s, prints, ctx):
                 return False   # (a linked start point: find names the link, R reads its target)
             if at and origin.name == "rg" and s == "." and any(n.startswith("@") for n in os.listdir(root)):
                 return False   # rg --files prints the cwd's names bare: `@a`
@@ -465,9 +476,25 @@ def _index_plain(cwd: Path, ctx: Context, *, at: bool = False) -> bool:
         parts = [p for n in names for p in n.decode("ascii").split("/")]
     except UnicodeDecodeError:
         return False
-    return (all(_PLAIN.fullmatch(p) and p.lower() not in _NOT_IN_INDEX and not (at and p[0] == "@")
-                for p in parts)
-            and leak_among(str(top), names, ctx) is None)
+    if not all(_PLAIN.fullmatch(p) and p.lower() not in _NOT_IN_INDEX and not (at and p[0] == "@")
+               for p in parts) or leak_among(str(top), names, ctx) is not None:
+        return False
+    return not any(_tracked_leak(os.path.join(str(top), n.decode("ascii")), ctx) for n in names)
+
+
+def _tracked_leak(path: str, ctx: Context) -> bool:
+    """Whether the work-tree file of an index entry is a link to a secret, or a directory (a
+    submodule's) with one below — wherever it lies (the walk of the cwd skips
+    ``node_modules``): ``resolve.leak_at``."""
+    from .resolve import leak_at
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if not (stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+        return False
+    return leak_at(path, ctx, link=stat.S_ISLNK(mode), below=True) is not None
 
 
 def _plain_start(text: str) -> bool:
@@ -504,20 +531,167 @@ def _reads_given_names(cmd) -> bool:
     return all(w.text == w.pasted and not is_wild(w) and any(w is f for f in files) for w in pasted)
 
 
-def _plain_below(root: str) -> bool:
-    """Every name below ``root`` (itself included) plain, within ``BUDGET`` entries; links are
-    not followed (find does not follow them either)."""
-    if not os.path.isdir(root) or os.path.islink(root):
+@record
+class _Prints:
+    """Which entries of the walk of a start point the producer may print — a superset: find's
+    expression read as far as it is a conjunction of the tests below (anything else: every
+    entry), rg's files. ``tests``: find's ``-name``/``-iname``/``-type`` before its first
+    ``-print``, each of which must hold; ``mindepth``/``maxdepth`` find's; ``dirs``: a
+    directory may be printed (rg prints files only); ``hidden``: an entry with a name starting
+    with ``.`` on its way may be printed (rg without ``--hidden``, with no whitelist: no)."""
+
+    tests: tuple[tuple[str, str], ...] = ()
+    mindepth: int = 0
+    maxdepth: int | None = None
+    dirs: bool = True
+    hidden: bool = True
+
+    def match(self, name: str, depth: int, kind: str, hidden: bool) -> bool:
+        """Whether the entry ``name`` at ``depth`` (0: the start point), of ``kind`` (find's
+        ``-type`` letter, ``?`` unknown), below a dot-name (``hidden``) may be printed."""
+        if depth < self.mindepth or (self.maxdepth is not None and depth > self.maxdepth):
+            return False
+        if (kind == "d" and not self.dirs) or (hidden and not self.hidden):
+            return False
+        for test, value in self.tests:
+            if test == "-type":
+                if kind != "?" and kind not in value.split(","):
+                    return False
+            elif not any(c in value for c in "[\\"):   # a class or an escape: maybe
+                fold = str.lower if test == "-iname" else str
+                if not fnmatch.fnmatchcase(fold(name), fold(value)):
+                    return False
+        return True
+
+
+_FIND_TESTS = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
+_RG_HIDDEN = frozenset({"--hidden", "-.", "-uu"})
+
+
+def _prints(origin) -> _Prints | None:
+    """The entries ``origin`` (a find or rg that :func:`_roots` accepted) may print."""
+    if origin is None:
+        return None
+    if origin.name == "rg":
+        return _Prints(dirs=False, hidden=any(w.text in _RG_HIDDEN for w in origin.args))
+    from ..commands.find import leading_options
+
+    args = origin.args
+    i = leading_options(args)[1]
+    while i < len(args) and not _FIND_EXPR_START.match(args[i].text):
+        i += 1
+    tests: list[tuple[str, str]] = []
+    depth = {"-mindepth": 0, "-maxdepth": None}
+    expr = args[i:]
+    k = 0
+    while k < len(expr):
+        t = expr[k].text
+        if t in ("-print", "-print0"):
+            break
+        if t in ("-a", "-and"):
+            k += 1
+            continue
+        if t not in _FIND_TESTS or k + 1 >= len(expr):
+            return _Prints()   # -o, !, (, -path … : every entry may be printed
+        value = expr[k + 1].text
+        if t in depth:
+            if not value.isdigit():
+                return _Prints()
+            depth[t] = int(value)
+        else:
+            tests.append((t, value))
+        k += 2
+    return _Prints(tuple(tests), depth["-mindepth"] or 0, depth["-maxdepth"])
+
+
+_IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+
+
+def _whitelist(path: str) -> bool:
+    """Whether the ignore file ``path`` has a line starting with ``!``, which makes rg list
+    the hidden names it matches (``!.env`` lists ``.env``); an unreadable one may."""
+    try:
+        with open(path, "rb") as f:
+            return any(line.startswith(b"!") for line in f.read(1 << 20).splitlines())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
+def _rg_whitelists(starts: list[str], cwds: tuple[Path, ...], ctx: Context) -> bool:
+    """Whether an ignore file rg reads outside its walk may whitelist a hidden name: in a
+    directory above a start point (rg reads parents' ``.gitignore``/``.ignore``/``.rgignore``),
+    a repository's ``.git/info/exclude`` there, or the user's global git excludes (any
+    ``excludesfile`` setting counts). The walk itself voids the proof at such a file below."""
+    home = str(ctx.home)
+    if _whitelist(os.path.join(home, ".config", "git", "ignore")):
+        return True
+    for config in (os.path.join(home, ".gitconfig"), os.path.join(home, ".config", "git", "config")):
+        try:
+            with open(config, "rb") as f:
+                if b"excludesfile" in f.read(1 << 20).lower():
+                    return True
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+    for c in cwds:
+        for s in starts:
+            d = os.path.realpath(os.path.join(str(c), s))
+            while True:
+                d = os.path.dirname(d)
+                if any(_whitelist(os.path.join(d, n)) for n in _IGNORE_FILES) \
+                        or _whitelist(os.path.join(d, ".git", "info", "exclude")):
+                    return True
+                if d == "/":
+                    break
+    return False
+
+
+def _kind(e: os.DirEntry) -> str:
+    """find's ``-type`` letter of a walked entry (links not followed); ``?`` for the others."""
+    if e.is_symlink():
+        return "l"
+    if e.is_dir(follow_symlinks=False):
+        return "d"
+    return "f" if e.is_file(follow_symlinks=False) else "?"
+
+
+def _walk_ok(root: str, start: str, prints: _Prints, ctx: Context) -> bool:
+    """Every name below ``root`` (the start point ``start``, itself included) plain, within
+    ``BUDGET`` entries, links not followed (find does not follow them either); and no entry
+    the producer may print (``prints``) a secret by the leak rules, skipping nothing
+    (``resolve.leak_at``: the recursive reader's check skips ``node_modules`` and ``.git``,
+    but ``find src | xargs cat`` reads ``src/node_modules/pkg/.env``): by its name, where it
+    links to, and — a directory the command may recurse into — anything below it. For rg, an
+    ignore file below that whitelists (``!``) voids it: rg would list hidden names."""
+    from .resolve import leak_at
+
+    is_dir = os.path.isdir(root) and not os.path.islink(root)
+    name = os.path.basename(start.rstrip("/")) or start
+    covered = prints.match(name, 0, "d" if is_dir else "f", False)
+    if covered and leak_at(root, ctx, link=False, below=is_dir) is not None:
+        return False
+    if not is_dir:
         return True
     budget = BUDGET
-    todo = [root]
+    todo = [(root, 1, covered, False)]
     while todo:
-        d = todo.pop()
+        d, depth, covered, hidden = todo.pop()
         with os.scandir(d) as it:
             for e in it:
                 budget -= 1
                 if budget < 0 or not _PLAIN.fullmatch(e.name):
                     return False
-                if e.is_dir(follow_symlinks=False):
-                    todo.append(e.path)
+                if not prints.hidden and (e.name in _IGNORE_FILES or e.name == "exclude"
+                                          and d.endswith("/.git/info")) and _whitelist(e.path):
+                    return False
+                kind = _kind(e)
+                below = hidden or e.name.startswith(".")
+                printed = not covered and prints.match(e.name, depth, kind, below)
+                if printed and leak_at(e.path, ctx, link=kind == "l", below=kind == "d") is not None:
+                    return False
+                if kind == "d":
+                    todo.append((e.path, depth + 1, covered or printed, below))
     return True
