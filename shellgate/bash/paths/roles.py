@@ -324,6 +324,18 @@ COMMANDS: dict[str, CmdPaths] = {
     **dict.fromkeys(("uniq", "xxd"), CmdPaths(Role.READ, second_writes=True)),
 }
 
+def operands_are_files(name: str) -> bool:
+    """Whether ``name`` takes its operands (past a pattern or program, ``first_is_data_unless``)
+    as paths of files it reads or looks at, and as nothing else: operands READ or META, none
+    written (``uniq IN OUT``, ``xxd``), none a destination (``cp``) or a mode (``chmod``). A
+    positive list: a command not in the table, or whose operands are users, hosts or words
+    (``finger u@host`` connects to host, ``ss dst NAME`` looks NAME up), is not such a one.
+    What the xargs proof needs of the command it hands file names (``xargsnames.py``)."""
+    role = COMMANDS.get(name)
+    return (role is not None and role.operands in (Role.READ, Role.META)
+            and not (role.dest or role.second_writes or role.skip_first))
+
+
 # git: global options whose value is the next word (`git -C dir`, `git -c k=v`).
 # git subcommands that write the working tree (or run hooks/config) get "unsure" operands;
 # the others only read the paths they are given (`git add .env` stages a secret: a leak).
