@@ -68,7 +68,8 @@ def test_an_entry_can_be_switched_off(place: dict[str, Path], tmp_path: Path) ->
     cfg.write_text('[permissions]\nallow = ["Bash"]\n\n[never]\noff = ["rm-home"]\n')
     engine = _engine(place, "trust", None, cfg)
     off = engine.decide_bash("rm -rf ~")
-    assert off.rule == "chain.outside_roots", off  # still asked: it is outside the workspace
+    # still asked: it removes HOME's secrets and rc files (a dangerous path, outside the workspace)
+    assert off.rule == "approval.dangerous_path", off
     assert engine.decide_bash("rm -rf /").rule == "chain.never"  # the others stay on
 
 

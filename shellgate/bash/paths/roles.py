@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ..._record import record
+from ..._record import record, replace
 
 
 class Role(Enum):
@@ -64,6 +64,9 @@ _NONE_INERT = CmdPaths(Role.NONE, inert=True)
 _META_INERT = CmdPaths(Role.META, inert=True)
 _READ = CmdPaths(Role.READ)
 _WRITE = CmdPaths(Role.WRITE, flags=frozenset(f"-{c}" for c in "firRvdIpPuzn"))  # rm -rf, mkdir -p
+# rm -r and rmdir remove a tree (`rmdir .claude` clears the way for a `.claude` of another making)
+_RM = replace(_WRITE, tree_flags=_fs("-r", "-R", "--recursive"))
+_RMDIR = replace(_WRITE, tree=True)
 _RW = CmdPaths(Role.RW)
 
 # an option's value is seen as the flag "opt=value" (`grep -d recurse` is `grep -r`)
@@ -301,9 +304,10 @@ COMMANDS: dict[str, CmdPaths] = {
     **dict.fromkeys(("bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox-sh"), _SHELL),
     **dict.fromkeys(("sort",), _SORT),
     **dict.fromkeys((
-        "tee", "touch", "truncate", "shred", "mkdir", "rmdir", "rm", "unlink", "mkfifo", "mknod", "srm",
+        "tee", "touch", "truncate", "shred", "mkdir", "unlink", "mkfifo", "mknod", "srm",
         "wipe", "fallocate",
     ), _WRITE),
+    "rm": _RM, "rmdir": _RMDIR,
     **dict.fromkeys((
         "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "emacsclient", "code", "code-insiders",
         "cursor", "subl", "gedit", "kate", "ed", "ex", "micro", "kak", "hx", "joe", "mcedit", "sqlite3",

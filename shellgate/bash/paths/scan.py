@@ -498,17 +498,22 @@ def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Ro
             dest = None
     if name == "mv":  # the source is read and removed, a directory with all below it (no -r needed)
         src_role = Role.RW
-    tree = tree or name in ("mv", "ln", "link")   # a link may name a directory too
+    # mv moves, and a link names, a directory whole (no -r); a source that is a file now may be
+    # a directory by then (`mkdir -p a && echo … > a/settings.json && mv a .claude`)
+    tree = tree or name in ("mv", "ln", "link")
     for w in sources:
         out.extend(_word_hits(w, src_role, ctx, dot_rule, tree=tree, walk=walk))
     if dest is None:
         return out
     # The destination directory itself receives arbitrary names only when a source's contents
     # are copied (`cp -r dir/. ~`, `rsync -a dir/ ~`); otherwise names are DEST/basename(src).
-    # A tree written to a destination may land as the destination itself (`mv dir .claude`,
-    # `cp -r dir .github`, also where the line first moves an existing one away) or inside it
-    # (`cp -r dir/. ~`, `rsync -a dir/ ~`): everything below the destination may be written.
-    out.extend(_word_hits(dest, Role.WRITE, ctx, dot_rule, tree=tree))
+    # A tree written to a destination that is not a directory lands as the destination itself
+    # (`mv dir .claude`, `cp -r dir .github`); copied contents land inside it (`cp -r dir/. ~`,
+    # `rsync -a dir/ ~`): everything below the destination may be written. (Moving an existing
+    # one away first is a write of that tree too: `mv .claude old`, `rmdir .claude`.)
+    contents = tree and (not into or any(w.text.rstrip("/").endswith("/.") or w.text in (".", "./")
+                                         or (name == "rsync" and w.text.endswith("/")) for w in sources))
+    out.extend(_word_hits(dest, Role.WRITE, ctx, dot_rule, tree=contents))
     if into:
         for w in sources:
             base = w.text.rstrip("/").rsplit("/", 1)[-1]
