@@ -17,6 +17,8 @@ Modelled differences (zsh 5.9 defaults, plus ``extendedglob`` for ``^``):
 * modifiers ``$x:h``, ``$x:t``, ``$x:s/a/b/`` … change the path a word names; bash appends the
   text (``$HOME:h/.ssh/id_rsa`` reads a secret under zsh only);
 * ``^`` at the start of a word negates a pattern under ``extendedglob``;
+* ``$x[…]``, a subscript after an unbraced parameter, is evaluated as arithmetic (and expanded
+  again, single quotes or not: ``$PWD['$(id)']`` runs ``id``); bash appends the text;
 * a command of redirections only, ``<file``, runs ``$READNULLCMD`` (a pager) in zsh;
 * ``2>&-#x``: bash closes fd 2 and reads ``#x`` as a comment, zsh writes a file ``-#x``.
 
@@ -33,9 +35,12 @@ _QUALIFIER = lazy_compile(r"[*?+@!]\(")
 _EQUALS = lazy_compile(r"=[A-Za-z0-9_./+-]")
 _FLAG_PARAM = lazy_compile(r"\$[~=^]")
 _MODIFIER = lazy_compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-]):[aAceghlpPqQrstux&]")
+# zsh reads `[` right after an unbraced parameter as a subscript, evaluated as arithmetic and
+# expanded again (`$PWD['$(id)']` runs id, quotes and all); bash appends the text.
+_SUBSCRIPT = lazy_compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-])\[")
 _OPERATORS = frozenset({"=", "==", "=~", "!="})
 _DUP_HASH = lazy_compile(r"[<>]&[-0-9]*#")
-_ANY = lazy_compile(r"[*?+@!]\(|^[=^]|\$[~=^]|\$[\w#?$!*@-]+:")  # maybe one of the above, quoted or not
+_ANY = lazy_compile(r"[*?+@!]\(|^[=^]|\$[~=^]|\$[\w#?$!*@-]+[:\[]")  # maybe one of the above, quoted or not
 _PIECE = lazy_compile(r"""\\[\s\S]|"|\$'(?:[^'\\]|\\[\s\S])*'?|'[^']*'?|[^\\"'$]+|[\s\S]""")
 _PIECE_DQ = lazy_compile(r"""\\[\s\S]|"|[^\\"]+|[\s\S]""")  # inside double quotes
 QUOTED = "\0"  # stands for a quoted character in the masked texts
@@ -77,6 +82,9 @@ def word_problems(raw: str) -> list[str]:
                    "in zsh")
     if _MODIFIER.search(expanded):
         out.append("a ':' modifier after a parameter ($x:h, $x:t …) changes the value in zsh")
+    if _SUBSCRIPT.search(expanded):
+        out.append("'[' right after a parameter ($x[…]) is a subscript zsh evaluates as arithmetic "
+                   "(it runs $(…) inside it)")
     return out
 
 
