@@ -522,7 +522,7 @@ class Engine:
         used: dict[str, list[str]] = {}
         for sub in need:
             for kind, label, pat in sources:
-                if pat.matches(sub.words, strict=True):
+                if pat.matches(sub.cover_words, strict=True):
                     used.setdefault(kind, [])
                     if label not in used[kind]:
                         used[kind].append(label)

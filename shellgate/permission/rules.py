@@ -293,7 +293,7 @@ def example_matches(rule: Rule, example: str, *, home: str | None = None) -> boo
     if subj.view is None or pat is None:
         return rule.covers_call(subj)
     need = subj.view.to_cover()
-    return bool(need) and all(pat.matches(c.words, strict=True) for c in need)
+    return bool(need) and all(pat.matches(c.cover_words, strict=True) for c in need)
 
 
 def check_examples(rule: Rule) -> None:

@@ -46,6 +46,20 @@ _DUP_TARGET = lazy_compile(r"\d+-?|-")
 
 
 @record
+class _Appended:
+    """The words ``xargs`` appends to the command it runs: unknown, so on the allow side only a
+    pattern's trailing ``*`` matches them (``Bash(git diff)`` covers ``git diff`` exactly, not
+    ``… | xargs git diff``, which may be ``git diff --output=~/.bashrc``)."""
+
+    text: str = "<words xargs appends>"
+    static: bool = False
+    glob: bool = False
+
+
+_APPENDED = _Appended()
+
+
+@record
 class SubCommand:
     index: int
     words: tuple[Any, ...]         # shellgate.bash.ir.Word
@@ -56,10 +70,16 @@ class SubCommand:
     readonly: bool
     inert: bool
     shadowed: bool = False
+    appended: bool = False         # run by xargs: more words follow, read from its input
 
     @property
     def text(self) -> str:
         return " ".join(w.text for w in self.words)
+
+    @property
+    def cover_words(self) -> tuple[Any, ...]:
+        """The words an allow source must match: ``words``, and xargs' input after them."""
+        return (*self.words, _APPENDED) if self.appended else self.words
 
     @property
     def needs_cover(self) -> bool:
@@ -193,7 +213,7 @@ def view(script: Any, readonly: Iterable[int] = (), shadowed: Iterable[int] = ()
                 transparent = not any(w.text.startswith("-") for w in c.words[1:2])
         out.append(SubCommand(i, tuple(c.words), name, bool(c.assignments), writes,
                               transparent and not c.assignments and not writes and i not in shadow,
-                              i in ro, inert, i in shadow))
+                              i in ro, inert, i in shadow, bool(c.via) and _str(c.via[-1]) == "xargs"))
     if script.error is None:
         return CommandView(script.source, True, "", tuple(out))
     return CommandView(script.source, False, script.error.reason, tuple(out),

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..ir import Via, Word
-from .spec import Call, Command, Finding, Flag, Takes, read_args
+from .spec import Call, Command, Finding, Flag, Takes, read_args, write_targets
 
 V = Takes.VALUE
 
@@ -119,7 +119,7 @@ def wrapper(call: Call) -> list[Finding]:
         return [Finding(f"{name} {_PRIVILEGED[name]}", call.command.words[0].span, "readonly.wrapper")]
     spec, fixed, via = _SPECS[name]
     p = read_args(spec, call.command.args, wild_tail=call.wild_tail, cwds=call.cwds)
-    out = list(p.findings)
+    out = [*p.findings, *write_targets(spec, p, call)]   # `\time -o F`: where F lies
     if any(f.rule == "readonly.unknown_flag" for f in out):
         return out
     operands = list(p.operands)

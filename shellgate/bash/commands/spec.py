@@ -569,7 +569,7 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
     parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds, line_writes=call.line_writes,
                        globs_here=expanded_here(call.command.via))
     out = list(parsed.findings)
-    out.extend(_write_targets(cmd, parsed, call))
+    out.extend(write_targets(cmd, parsed, call))
     out.extend(_dynamic_reads(cmd, parsed, call))
     out.extend(_placeholder_programs(cmd, parsed, call))
     if cmd.response_files:
@@ -643,7 +643,7 @@ def _placeholder_programs(cmd: Command, parsed: Parsed, call: Call) -> list[Find
                     "readonly.program") for w in programs if "{}" in w.text]
 
 
-def _write_targets(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
+def write_targets(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     """An unsafe flag that writes a file (``sort -o F``) is a WRITE only when F lies inside the
     workspace; elsewhere (or unknown) it is worse."""
     out: list[Finding] = []
