@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -742,3 +743,63 @@ def test_an_existing_venvs_activate_script_is_read_only_but_a_new_venv_is_whole(
     assert (ws / ".venv" / "bin" / "activate").read_text() == before
     assert {"activate", "activate.fish", "activate.csh", "Activate.ps1"} <= {
         p.name for p in (ws / "venv" / "bin").iterdir()}
+
+
+# --- what stands above a protected path -----------------------------------------------------
+
+def _ours(line: str) -> str:
+    """``line`` with its Landlock helper imported from the shellgate under test: ``python -I``
+    ignores PYTHONPATH, and would run whichever shellgate the interpreter has installed."""
+    import shellgate
+
+    root = os.path.dirname(os.path.dirname(shellgate.__file__))
+    here = ("-I -c " + shlex.quote(f"import sys; sys.path.insert(0, {root!r}); from shellgate."
+                                   "sandbox.confine import main; raise SystemExit(main(sys.argv[1:]))"))
+    return line.replace("-I -m shellgate.sandbox.confine", here)
+
+
+def _state(top: Path, rels: list[str]) -> dict[str, str]:
+    """Each of ``rels`` under ``top`` as the host sees it: what it holds, or that it is missing."""
+    out: dict[str, str] = {}
+    for rel in rels:
+        p = top / rel
+        if p.is_dir() and not p.is_symlink():
+            out.update(snapshot(p))
+            out[str(p)] = "dir"
+        else:
+            out[str(p)] = snapshot(p.parent).get(str(p), "missing") if p.parent.is_dir() else "missing"
+    return out
+
+
+def _parents_world(tmp_path: Path, case: dict) -> tuple[dict, Path]:
+    world = make_world(tmp_path)
+    ws = world["work"]
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text("{}\n")
+    (ws / ".github" / "workflows").mkdir(parents=True)
+    (ws / ".github" / "workflows" / "ci.yml").write_text("on: pull_request\n")
+    if case.get("at") == "home":
+        ws = world["home"]
+        subprocess.run(["git", "init", "-q", str(ws)], check=True)
+        world["work"] = ws
+    for rel in case.get("missing", ()):
+        subprocess.run(["rm", "-rf", str(ws / rel)], check=True)
+    return world, ws
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("case", load("protected_parents.jsonl"), ids=lambda c: c["cmd"][:50])
+def test_no_directory_above_a_protected_path_can_be_swapped(tmp_path, case, tier):
+    """corpus/protected_parents.jsonl: a read-only bind protects only what it is mounted on —
+    a renamed parent carried it along, and a fresh copy took its place where the host looks.
+    Whatever the command does above a protected path, the host finds it as it was, and its
+    next git status and commit run nothing that was planted."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, ws = _parents_world(tmp_path, case)
+    line = _ours(confined_line(world, fill(world, case["cmd"], 0), "write", tier))
+    before = _state(ws, case["kept"])   # (building the policy makes shellgate's own dirs)
+    proc = run_line(world, "bash", line)
+    assert _state(ws, case["kept"]) == before, proc.stderr
+    host_git({"ws": ws, "home": world["home"]})
+    assert not (world["out"] / "hook-ran").exists(), proc.stderr

