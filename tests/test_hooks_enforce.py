@@ -20,6 +20,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 from pathlib import Path
 
@@ -803,3 +804,40 @@ def test_no_directory_above_a_protected_path_can_be_swapped(tmp_path, case, tier
     assert _state(ws, case["kept"]) == before, proc.stderr
     host_git({"ws": ws, "home": world["home"]})
     assert not (world["out"] / "hook-ran").exists(), proc.stderr
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("under", ["/tmp", "/var/tmp"])
+def test_a_workspace_reached_through_a_symlink_keeps_its_protected_paths(tmp_path, tier, under):
+    """The agent's cwd a symlink to the workspace (``…/link``): the writable root was bound as
+    the link, the protected paths compared resolved, so none was bound read-only — a new
+    hook and a git alias reached the host. Every path is compared resolved now, and the line
+    still works from the link: the write lands, the secret is hidden, the ``cd`` is followed."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world = make_world(tmp_path)
+    real = world["work"]
+    base = Path(tempfile.mkdtemp(prefix="sg-link-", dir=under))
+    try:
+        link = base / "link"
+        link.symlink_to(real)
+        world["work"] = link
+        world["env"]["PWD"] = str(link)   # the agent's shell stands in the link
+        kept = [".git/hooks", ".git/config", ".envrc"]
+        cmd = fill(world, "touch made.txt; printf '#!/bin/sh\\ntouch $OUT/hook-ran\\n' > "
+                   ".git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; printf "
+                   "'[alias]\\n\\tst = !touch $OUT/hook-ran\\n' >> .git/config; echo evil >> .envrc; "
+                   "cat .env; cd docs", 0)
+        line = _ours(confined_line(world, cmd, "write", tier))
+        before = _state(real, kept)
+        proc = run_line(world, "bash", line + '\necho "at=$PWD"')
+        assert _state(real, kept) == before, proc.stderr
+        assert (real / "made.txt").exists(), proc.stderr
+        assert proc.stdout.endswith(f"at={link}/docs\n"), proc
+        if tier != "landlock":   # (there the workspace's own secrets are the classifier's: README)
+            assert CANARY not in proc.stdout, proc.stdout
+        host_git({"ws": real, "home": world["home"]})
+        assert not (world["out"] / "hook-ran").exists()
+    finally:
+        shutil.rmtree(base)
+

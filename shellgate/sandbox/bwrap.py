@@ -66,12 +66,19 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     disk = disk or Disk()
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += ["--bind", str(tmpdir), _TMP] if tmpdir is not None else ["--tmpfs", _TMP]
-    writable = [w for w in _by_depth(policy.roots()) if disk.isdir(w)]
+    # Every path in one form, symlinks resolved, as the kernel resolves a mount's: a root
+    # reached through a link (a cwd of /w/link) once met no protected path resolved.
+    writable = _by_depth(r for w in policy.roots() if disk.isdir(r := disk.realpath(str(w))))
     bound: list[str] = []
+    links: list[tuple[str, str]] = []   # (path under /tmp, the real path it leads to)
     for p in _by_depth(visible):
-        if _within(p, _TMP) and disk.exists(p) and not within_any(p, bound + writable):
-            argv += ["--ro-bind", p, p]
-            bound.append(p)
+        if not _within(p, _TMP) or not disk.exists(p):
+            continue
+        if (real := disk.realpath(p)) != p:
+            links.append((p, real))
+        if _within(real, _TMP) and not within_any(real, bound + writable):
+            argv += ["--ro-bind", real, real]
+            bound.append(real)
     for p in writable:
         argv += ["--bind", p, p]
         bound.append(p)
@@ -79,18 +86,21 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     def seen(p: str) -> bool:  # still visible after /tmp was replaced
         return not _within(p, _TMP) or within_any(p, bound)
 
-    protected = [p for p in map(str, policy.readonly) if seen(p) and within_any(p, writable)]
-    kept = [r for p in _by_depth(protected) if disk.lexists(p)
-            and disk.exists(r := disk.realpath(p)) and within_any(r, writable)]
-    for d in pinned(protected, writable, kept, disk):
+    for p, real in links:   # the fresh /tmp has no links: the cwd's own is made again
+        if seen(real) and not seen(p):
+            argv += ["--symlink", real, p]
+    protected = [r for p in map(str, policy.readonly)
+                 if seen(r := disk.realpath(p)) and within_any(r, writable)]
+    kept = [r for r in _by_depth(protected) if disk.exists(r)]
+    for d in pinned(map(str, policy.readonly), writable, kept, disk):
         argv += ["--bind", d, d]
-    for r in _by_depth(kept):
+    for r in kept:
         argv += ["--ro-bind", r, r]
     hidden: list[str] = []   # directories already replaced by an empty one
     for p in _by_depth(policy.masked):
-        if not disk.lexists(p) or not seen(p):
+        if not disk.lexists(p):
             continue
-        target = disk.realpath(p) if disk.islink(p) else p
+        target = disk.realpath(p)
         if not disk.exists(target) or not seen(target) or within_any(target, hidden):
             continue  # (inside a hidden directory it is gone already, and cannot be bound)
         if disk.closed(target):
@@ -103,7 +113,7 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     return argv
 
 
-def pinned(protected: Iterable[str], writable: list[str], kept: list[str],
+def pinned(protected: Iterable[str], writable: list[str] | tuple[str, ...], kept: list[str],
            disk: Disk) -> list[str]:
     """The directories to bind onto themselves, shallow first: every one between a writable
     root and a protected path (missing or not, as written and as resolved), unless a
@@ -121,16 +131,17 @@ def pinned(protected: Iterable[str], writable: list[str], kept: list[str],
     for p in protected:
         for q in dict.fromkeys((p, disk.realpath(p))):
             d = os.path.dirname(q)
-            while within_any(d, writable) and d != "/":   # up to the outermost root
-                out.append(disk.realpath(d))
+            # up to the outermost root (each directory as resolved, like the roots)
+            while d != "/" and within_any(r := disk.realpath(d), writable):
+                out.append(r)
                 d = os.path.dirname(d)
-    return [d for d in _by_depth(out) if d not in writable and within_any(d, writable)
-            and not within_any(d, kept) and disk.isdir(d)]
+    return [d for d in _by_depth(out) if d not in writable and not within_any(d, kept)
+            and disk.isdir(d)]
 
 
 _FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP))
 _ONE_PATH = frozenset(("--tmpfs", "--remount-ro", "--dev", "--proc"))
-_TWO_PATHS = frozenset(("--bind", "--ro-bind"))
+_TWO_PATHS = frozenset(("--bind", "--ro-bind", "--symlink"))
 
 
 def mount_identity(mounts: list[str], disk: Disk | None = None) -> tuple[tuple[str, int, int], ...]:
