@@ -841,3 +841,60 @@ def test_a_workspace_reached_through_a_symlink_keeps_its_protected_paths(tmp_pat
     finally:
         shutil.rmtree(base)
 
+
+def _git_world(tmp_path: Path) -> tuple[dict, Path]:
+    """make_world's workspace with a linked worktree inside it (wt/in) and one beside it (wt2),
+    a submodule ``sub`` holding a nested one (``sub/inner``), and two fake git dirs whose hook
+    and ``core.fsmonitor`` touch ``$OUT/hook-ran``: ``evil`` (a copy of the main one) and
+    ``evilsub`` (of the submodule's)."""
+    world = make_world(tmp_path)
+    ws, root = world["work"], world["root"]
+    git = ["git", "-c", "user.email=t@e", "-c", "user.name=t", "-c", "protocol.file.allow=always"]
+
+    def run(*args: str, cwd: Path) -> None:
+        subprocess.run([*git, *args], cwd=cwd, check=True, capture_output=True)
+
+    for name in ("inner", "src"):
+        (root / name).mkdir()
+        run("init", "-q", cwd=root / name)
+        (root / name / "f").write_text(name)
+        run("add", "f", cwd=root / name)
+        run("commit", "-qm", name, cwd=root / name)
+    run("submodule", "add", "-q", str(root / "inner"), "inner", cwd=root / "src")
+    run("commit", "-qm", "inner", cwd=root / "src")
+    run("submodule", "add", "-q", str(root / "src"), "sub", cwd=ws)
+    run("submodule", "update", "--init", "--recursive", "-q", cwd=ws)
+    run("commit", "-qm", "sub", cwd=ws)
+    run("worktree", "add", "-q", "wt/in", "-b", "in", cwd=ws)
+    run("worktree", "add", "-q", str(root / "wt2"), "-b", "wt2", cwd=ws)
+    planted = f"#!/bin/sh\ntouch {world['out']}/hook-ran\n"
+    monitor = f'[core]\n\tfsmonitor = "touch {world["out"]}/hook-ran; false"\n'
+    for fake, source, top in (("evil", ".git", None), ("evilsub", ".git/modules/sub", "../sub")):
+        shutil.copytree(ws / source, ws / fake, symlinks=True)
+        (ws / fake / "hooks" / "pre-commit").write_text(planted)
+        (ws / fake / "hooks" / "pre-commit").chmod(0o755)
+        cfg = (ws / fake / "config").read_text()
+        cfg = cfg.replace("worktree = ../../../sub", f"worktree = {top}") if top else cfg
+        (ws / fake / "config").write_text(cfg + monitor)
+    return world, ws
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("case", load("git_pointers.jsonl"), ids=lambda c: f"{c['at']}:{c['cmd'][:50]}")
+def test_no_pointer_to_a_git_dir_can_be_rewritten(tmp_path, case, tier):
+    """corpus/git_pointers.jsonl: a linked worktree's ``commondir`` and ``.git`` file, a
+    submodule's ``.git`` file and a nested submodule's hooks and config were writable — a
+    rewritten one points the host's next git at a fake git dir whose hook or fsmonitor runs."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, ws = _git_world(tmp_path)
+    at = ws if case["at"] == "ws" else world["root"] / case["at"]
+    world["work"] = at
+    cmd = fill(world, case["cmd"], 0).replace("$WS", str(ws))
+    line = _ours(confined_line(world, cmd, "write", tier))
+    before = _state(at, case["kept"])
+    proc = run_line(world, "bash", line)
+    assert _state(at, case["kept"]) == before, proc.stderr
+    host = {"ws": ws, "wt2": world["root"] / "wt2"}.get(case["in"], ws / case["in"])
+    host_git({"ws": host.resolve(), "home": world["home"]})
+    assert not (world["out"] / "hook-ran").exists(), proc.stderr
