@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
         from .guard import Guard
         from .spawner import Spawner
 
-        guard = Guard(tuple(paths["protect"]))
+        guard = Guard(tuple(paths["protect"]), roots=tuple(paths["write"]))
         tmp = tempfile.mkdtemp(prefix="shellgate-hook-")   # the command's own TMPDIR
         spawner = Spawner((*paths["write"], Path(tmp)), tuple(paths["hide"]), network)
         fds = tuple(fd for fd in (3,) if _is_open(fd))
