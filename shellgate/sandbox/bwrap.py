@@ -139,6 +139,28 @@ def pinned(protected: Iterable[str], writable: list[str] | tuple[str, ...], kept
             and disk.isdir(d)]
 
 
+def unbound(policy: Policy, disk: Disk | None = None) -> list[str]:
+    """The protected paths inside writable roots that no mount protects because they do not
+    exist yet (a bind would create its missing target on the host: an empty ``.envrc``,
+    ``.claude/settings.json`` … in the user's tree), resolved like the mounts, each written
+    ``ANCHOR//REST`` for :func:`.guard.undo_created`: ANCHOR the nearest directory above it
+    that exists — a root, or bound onto itself (:func:`pinned`), so that it is still the very
+    same one after the command — and REST the missing part."""
+    disk = disk or Disk()
+    writable = [r for w in policy.roots() if disk.isdir(r := disk.realpath(str(w)))]
+    out: list[str] = []
+    for p in map(str, policy.readonly):
+        real = disk.realpath(p)
+        if disk.lexists(real) or not within_any(real, writable):
+            continue
+        anchor = os.path.dirname(real)
+        while not disk.lexists(anchor):
+            anchor = os.path.dirname(anchor)
+        if within_any(anchor, writable) and disk.isdir(anchor):
+            out.append(f"{anchor}//{real[len(anchor) + 1:]}")
+    return list(dict.fromkeys(out))
+
+
 _FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP))
 _ONE_PATH = frozenset(("--tmpfs", "--remount-ro", "--dev", "--proc"))
 _TWO_PATHS = frozenset(("--bind", "--ro-bind", "--symlink"))

@@ -233,6 +233,26 @@ def _restore_under(path: Path, want: _State, parent_real: str, way: Way = ()) ->
         return False
 
 
+def undo_created(marked: tuple[str, ...]) -> list[str]:
+    """Remove what a command made at protected paths where nothing stood (a missing one cannot
+    be bound read-only: bwrap would create it), as the hook's line does after its sandbox:
+    violations, one per path undone. Each path is written ``ANCHOR//REST`` — ANCHOR the
+    directory nearest to it that existed when the line was built (bound onto itself there, so
+    still the very same one), REST what did not, and may now (:func:`_straighten`)."""
+    out: list[str] = []
+    for mark in marked:
+        anchor, sep, rest = mark.partition("//")
+        if not (sep and anchor and rest) or os.path.isabs(rest):
+            continue
+        path = Path(anchor, rest)
+        if not os.path.lexists(path) and os.path.realpath(path.parent) == str(path.parent):
+            continue
+        way = tuple((str(d), None) for d in reversed(path.parents) if len(str(d)) > len(anchor))
+        ok = _restore_under(path, _MISSING, str(path.parent), way)
+        out.append(f"write to protected path {path} {'was removed' if ok else 'could not be undone'}")
+    return out
+
+
 class Pins:
     """Read-only-mounted protected paths, held open for the command's duration.
 
