@@ -610,7 +610,7 @@ def init_slot_n_aaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9
     _s18(self, a18)
 
 
-def init_slot_p_aaFaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):
+def init_slot_p_aaFaaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, _f2() if a2 is _HAS_FACTORY else a2)
@@ -629,5 +629,6 @@ def init_slot_p_aaFaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9
     _s15(self, a15)
     _s16(self, a16)
     _s17(self, a17)
-    _s18(self, _d18)
+    _s18(self, a18)
+    _s19(self, _d19)
     self.__post_init__()

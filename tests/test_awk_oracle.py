@@ -29,7 +29,8 @@ SLASHY = ["print /#/", "printf /#/", "print 1/2", "x = 4 / 2", "print x /2/ 1", 
           "if (x) /y/", "print $1/2", "x = $/#/", "print /\"/", "print a[1] /2/ 3", "return /#/",
           "x /= 2", "print /=/", "print (1)/2/1", "print 1 /[/]/", "print \"a/b\""]
 HIDERS = ["# ", "\"", "/", "[", "]", ";", "\n", " ", "x", "(", ")"]
-EFFECTS = ['system("touch s")', 'print "x" > "p"', 'print "" | "touch q"']
+EFFECTS = ['system("touch s")', 'print "x" > "p"', 'print "" | "touch q"', 'x = 1system("touch s")',
+           'print "x",\n"y" > "p"', 'print 1 &&\n\n1 > "p"']
 
 
 @st.composite
@@ -74,4 +75,19 @@ def test_oracle_sees_the_regex_reading(tmp_path: Path, prog: str) -> None:
     """Both awks read these ``/`` as a regex and run system(); shellgate refuses them."""
     for awk in AWKS:
         assert _effects(awk, prog, tmp_path) == ["s"], awk
+    assert not _readonly(prog, tmp_path)
+
+
+# A number ends where awk ends it (`1system(…)` is 1, then a call), and a print statement goes
+# on after a newline that follows `,`, `&&`, `||`, `{`, `?`, `:` (awk's newline_opt).
+HIDDEN = ['BEGIN { x = 1system("touch s") }', 'BEGIN { x = 1e5system("touch s") }',
+          'BEGIN { x = 0x1system("touch s") }', 'BEGIN { x = 1getline l < "/etc/hostname"; print l > "p" }',
+          'BEGIN { print "a",\n"b" > "p" }', 'BEGIN { print 1 &&\n1 > "p" }',
+          'BEGIN { print 0 ||\n\n1 > "p" }', 'BEGIN { print 1 ?\n2 : 3 > "p" }']
+
+
+@pytest.mark.skipif(not AWKS, reason="neither mawk nor gawk")
+@pytest.mark.parametrize("prog", HIDDEN)
+def test_what_a_reading_hid_is_seen(tmp_path: Path, prog: str) -> None:
+    assert any(_effects(awk, prog, tmp_path) for awk in AWKS), "no awk shows the effect: not a case"
     assert not _readonly(prog, tmp_path)

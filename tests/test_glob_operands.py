@@ -84,3 +84,32 @@ def test_a_dash_name_that_matches_refutes(tmp_path: Path) -> None:
     (tmp_path / "-R.PY").write_text("")
     assert not glob_operands(_word("*.py"), (tmp_path,), ())  # nocaseglob may be on
     assert glob_operands(_word("a*"), (tmp_path,), ())
+
+
+@pytest.mark.skipif(not SHELLS, reason="no bash or zsh")
+@settings(max_examples=100, deadline=None)
+@given(files=st.lists(st.text("aB-@.x", min_size=1, max_size=4), max_size=6, unique=True),
+       glob=st.text("aB@.x*?", min_size=1, max_size=5).filter(lambda g: g[0] in "*?"))
+def test_proved_globs_give_a_response_file_reader_no_at_word(files: list[str], glob: str) -> None:
+    """``leads="-@"`` (``strings``, which reads ``@FILE`` as more arguments): what the real
+    shells make of a proved glob starts with neither."""
+    with tempfile.TemporaryDirectory() as d:
+        here = Path(d)
+        for name in files:
+            if name not in (".", ".."):
+                (here / name).write_text("")
+        if not glob_operands(_word(glob), (here,), (), "-@"):
+            return
+        for argv in SHELLS:
+            run = subprocess.run([*argv, glob], cwd=here, capture_output=True, text=True,
+                                 stdin=subprocess.DEVNULL)
+            words = run.stdout.splitlines()
+            assert not any(w[:1] in ("-", "@") for w in words), (argv[0], files, glob, words)
+
+
+def test_an_at_name_that_matches_refutes_for_response_files(tmp_path: Path) -> None:
+    (tmp_path / "@a").write_text("")
+    assert glob_operands(_word("*"), (tmp_path,), ())            # an operand, for most programs
+    assert not glob_operands(_word("*"), (tmp_path,), (), "-@")  # more arguments, for strings
+    assert not glob_operands(_word("*"), (tmp_path,), (f"{tmp_path}/@b",), "-@")
+    assert not glob_operands(_word("@*"), (tmp_path / "nope",), (), "-@")

@@ -54,7 +54,8 @@ def test_jq_program_reads(world: tuple[Path, Path], case: dict) -> None:
 def test_leak_label_agrees_with_jq(world: tuple[Path, Path], case: dict) -> None:
     ws, home = world
     run = subprocess.run(["bash", "-c", _cmd(case, home)], cwd=ws, capture_output=True, text=True,
-                         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)},
+                         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+                              "JQ_CANARY_TOKEN": CANARY},
                          stdin=subprocess.DEVNULL)
     assert (CANARY in run.stdout) == case["leak"], run.stdout + run.stderr
     assert not (case["leak"] and case["readonly"])

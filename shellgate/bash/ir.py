@@ -62,6 +62,9 @@ class Word:
     ``text`` holds the decoded literal parts with expansions kept in their source spelling —
     good for display and prefix checks, never for trusting. ``glob`` is true when an
     unquoted ``*``, ``?`` or ``[`` may make bash expand the word into other words.
+    ``pasted`` is the placeholder xargs ``-I`` or ``find -exec`` replaces inside the word with
+    a name or input line at run time (``wrappers._spliced``): such a word is not static, its
+    ``text`` shows the placeholder, and what it becomes is only as safe as the names are.
     """
 
     text: str
@@ -70,6 +73,7 @@ class Word:
     static: bool = True
     glob: bool = False
     quoted: bool = False  # some part of the word was quoted or escaped
+    pasted: str = ""      # the run-time placeholder inside the word ("" when none)
 
 
 @record

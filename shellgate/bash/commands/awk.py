@@ -11,6 +11,7 @@ files read) or gawk's ``@`` (``@load``, ``@include``, indirect calls such as ``@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from ..facts import PathOp
@@ -26,6 +27,11 @@ _BANNED_NAMES = {
     "FUNCTAB": "gawk FUNCTAB lists functions for indirect calls",
 }
 _OPERAND_END = {"name", "number", "string", "regex", ")", "]", "$", "incr"}
+# gawk's hex constants, decimals with an exponent: the longest number any awk reads (mawk reads
+# `0x1` as 0 and the name x1; neither reading hides a name after the number).
+_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# After these a newline continues the statement (awk's newline_opt): `print "a",⏎"b" > f`.
+_CONTINUES = frozenset({",", "{", "&&", "||", "do", "else", "?", ":"})   # gawk: also after ?:
 Token = tuple[str, str, int]
 
 
@@ -112,9 +118,8 @@ def _scan(src: str, i: int, out: list[Token], slash: str) -> int | None:
             out.append(("name", src[i:j], i))
             i = j
         elif c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
-            j = i
-            while j < n and (src[j].isalnum() or src[j] in "._"):
-                j += 1
+            # a number ends where awk's own reading ends it: `1system(…)` is 1, then system
+            j = _NUMBER.match(src, i).end()  # type: ignore[union-attr]
             out.append(("number", src[i:j], i))
             i = j
         else:
@@ -226,8 +231,9 @@ def _files(toks: list[Token]) -> list[tuple[PathOp, str, tuple[int, int]]]:
 def _print_redirects(toks: list[Token]) -> Iterator[int]:
     """Indices of the ``>``/``>>`` tokens that send a ``print``/``printf`` statement to a file
     (a ``>`` inside parentheses or brackets there is a comparison)."""
-    in_print, depth = False, 0
+    in_print, depth, last = False, 0, ""
     for k, (kind, text, _) in enumerate(toks):
+        before, last = last, (last if kind == "nl" else text)
         if kind == "name" and text in ("print", "printf"):
             in_print, depth = True, 0
         elif not in_print:
@@ -236,6 +242,8 @@ def _print_redirects(toks: list[Token]) -> Iterator[int]:
             depth += 1
         elif text in (")", "]"):
             depth -= 1
+        elif kind == "nl" and before in _CONTINUES:
+            continue
         elif kind == "nl" or text in _STATEMENT_END:
             in_print = False
         elif depth <= 0 and text in (">", ">>"):

@@ -89,12 +89,15 @@ FILE = Command("file", safe=[
     Flag("-F", "--separator", takes=V), Flag("-h", "--no-dereference"), Flag("-i", "--mime"),
     Flag("--apple"), Flag("--extension"),
     Flag("--mime-type"), Flag("--mime-encoding"), Flag("-k", "--keep-going"), Flag("-l", "--list"),
-    Flag("-L", "--dereference"), Flag("-m", "--magic-file", takes=P), Flag("-N", "--no-pad"),
+    Flag("-L", "--dereference"), Flag("-m", "--magic-file", takes=Takes.PATHS), Flag("-N", "--no-pad"),
     Flag("-n", "--no-buffer"), Flag("-P", "--parameter", takes=V), Flag("-r", "--raw"),
-    Flag("-s", "--special-files"), Flag("-S", "--no-sandbox"), Flag("-z", "--uncompress"),
-    Flag("-Z", "--uncompress-noreport"), Flag("-0", "--print0"), Flag("-v", "--version"),
+    Flag("-s", "--special-files"), Flag("-0", "--print0"), Flag("-v", "--version"),
     Flag("--help")],
     unsafe={
+        Flag("-z", "--uncompress"): "runs decompressors found on PATH (gzip, zstd, lz4, uncompress …)",
+        Flag("-Z", "--uncompress-noreport"): "runs decompressors found on PATH (gzip, zstd, lz4 …)",
+        Flag("-S", "--no-sandbox"): "turns off libmagic's seccomp sandbox around its decompressors",
+        # (-m: libmagic splits the list at colons, and prints a bad line of each file it reads)
         # the names come from a file or stdin, unseen by the path scanner
         Flag("-f", "--files-from", takes=P): "reads files named in another file or stdin (unseen paths)",
         Flag("-C", "--compile"): "compiles a magic file (writes a .mgc file)",

@@ -49,6 +49,32 @@ _WRITES = {"-fprint": 1, "-fprint0": 1, "-fprintf": 2, "-fls": 1}
 _EXECS = ("-exec", "-execdir", "-ok", "-okdir")
 
 
+_OPTIMISE = re.compile(r"-O\d+")
+
+
+def leading_options(words: Sequence[Word]) -> tuple[tuple[str, ...], int]:
+    """find's leading options as GNU find reads them (``process_leading_options``): any number
+    of ``-H``, ``-L``, ``-P``, ``-D DEBUGOPTS``, ``-OLEVEL`` (digits), up to the first other word
+    or a ``--``, which ends them and is skipped. Returns the options read and the index of the
+    first start point. The one reader of them (the check below, the path scanner, the xargs
+    proof): a reader that stops at ``-P`` takes the cwd for the start point of
+    ``find -P ../other``. A word bash still expands is not an option here."""
+    seen: list[str] = []
+    i = 0
+    while i < len(words) and words[i].static:
+        t = words[i].text
+        if t == "--":
+            return tuple(seen), i + 1
+        if t in ("-H", "-L", "-P") or _OPTIMISE.fullmatch(t):
+            i += 1
+        elif t == "-D" and i + 1 < len(words):
+            i += 2
+        else:
+            break
+        seen.append(t)
+    return tuple(seen), i
+
+
 _OPERATORS = frozenset({"(", ")", "!", ","})
 _HOME_WORD = re.compile(r'(?P<q>"?)(?:\$HOME|\$\{HOME\})(?P<rest>(?:/[A-Za-z0-9._+@%,=:~-]*)*)(?P=q)')
 _CLEAN_HOME = re.compile(r"/[A-Za-z0-9._+@%,=:/-]*")
@@ -109,11 +135,8 @@ def _check(call: Call) -> list[Finding]:
     if call.wild_tail:
         out.append(Finding("xargs appends its input to find's expression (-delete, -exec …)",
                            call.command.span, "readonly.wild"))
-    i, n = 0, len(args)
-    # leading options
-    while i < n and args[i].static and (args[i].text in ("-H", "-L", "-P", "-D")
-                                         or re.fullmatch(r"-O\d", args[i].text)):
-        i += 2 if args[i].text == "-D" else 1
+    n = len(args)
+    i = leading_options(args)[1]
     # start points: up to the first word that starts an expression
     while i < n:
         w = args[i]

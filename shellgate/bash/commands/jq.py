@@ -1,8 +1,9 @@
 """jq: a JSON filter language with no way to run programs or write files — but a program may
 read files and the environment.
 
-Every jq flag is read-only (``--rawfile``/``--slurpfile``/``-f`` read files, which the
-sensitive-path scanner sees as operands). jq matches long options exactly (no abbreviations)
+Every jq flag is read-only (``--rawfile``/``--slurpfile`` read files, which the
+sensitive-path scanner sees as operands; ``-f`` is a switch that makes the first operand the
+program's file). jq matches long options exactly (no abbreviations)
 and bundles short ones (``-rc``).
 
 The program text is read too (:func:`program_text`): ``import``/``include`` and ``modulemeta``
@@ -34,7 +35,7 @@ _SAFE = [
     Flag("-C", "--color-output"), Flag("-M", "--monochrome-output"), Flag("--tab"),
     Flag("--indent", takes=V), Flag("--unbuffered"), Flag("--stream"), Flag("--stream-errors"),
     Flag("--seq"), Flag("-R", "--raw-input"), Flag("-b", "--binary"),
-    Flag("-f", "--from-file", takes=P), Flag("-L", "--library-path", takes=P),
+    Flag("-f", "--from-file"), Flag("-L", "--library-path", takes=P),
     Flag("--arg", takes=V, nargs=2), Flag("--argjson", takes=V, nargs=2),
     Flag("--slurpfile", takes=P, nargs=2), Flag("--rawfile", takes=P, nargs=2),
     Flag("--args"), Flag("--jsonargs"),
@@ -43,9 +44,17 @@ _SAFE = [
 
 
 def program_text(parsed: Parsed) -> Word | None:
-    """The word holding the jq program (the first operand), or None when ``-f`` gives it from a
-    file or there is none."""
+    """The word holding the jq program (the first operand), or None when ``-f`` makes that
+    operand a file to read it from (jq's ``-f`` is a switch: ``jq -fn prog.jq`` reads
+    ``prog.jq``, ``jq -n -f -r prog.jq`` too) or there is none."""
     if parsed.has("-f", "--from-file") or not parsed.operands:
+        return None
+    return parsed.operands[0]
+
+
+def program_file(parsed: Parsed) -> Word | None:
+    """The operand naming the program file under ``-f``, or None."""
+    if not parsed.has("-f", "--from-file") or not parsed.operands:
         return None
     return parsed.operands[0]
 
@@ -96,8 +105,9 @@ def _code(program: str) -> tuple[str, list[str]]:
     return "".join(out), strings
 
 
-_READS_FILES = re.compile(r"(?<![\w$.])(import|include|modulemeta)\b|\$__(?!loc__\b)\w+")
-_ENV = re.compile(r"(?<![\w$.])(?:env\b(?!\s*:)|\$ENV\b)"
+# jq 1.6 lexes `$` and the name as two tokens: `$ ENV`, `$ __prog` (blanks between) are the same.
+_READS_FILES = re.compile(r"(?<![\w$.])(import|include|modulemeta)\b|\$\s*__(?!loc__\b)\w+")
+_ENV = re.compile(r"(?<![\w$.])(?:env\b(?!\s*:)|\$\s*ENV\b)"
                   r"(?:\s*\.\s*([A-Za-z_]\w*)|\s*\.?\s*\[\s*\"#(\d+)\"\s*\]|\s*\.\s*\"#(\d+)\")?")
 
 
@@ -159,7 +169,7 @@ def _program_file(word: Word, call: Call) -> str:
 
 def _check(p: Parsed, call: Call) -> Iterable[Finding]:
     if p.has("-f", "--from-file"):
-        for w in p.values_of("-f", "--from-file"):
+        for w in filter(None, [program_file(p)]):
             try:
                 why = _problem(_program_file(w, call))
             except ValueError as exc:

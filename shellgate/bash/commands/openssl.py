@@ -16,14 +16,33 @@ nothing, connect nowhere. Refused, besides every unlisted option: ``-out`` (writ
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ..._record import replace
-from .spec import Call, Command, Finding, Flag, Takes, run_checks
+from ..facts import Effect
+from .spec import Call, Command, Finding, Flag, Parsed, Takes, run_checks
 
 V, P = Takes.VALUE, Takes.PATH
 _DIGESTS = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5")
 
-X509 = Command("openssl x509", abbrev=False, max_operands=0, safe=[
+# OpenSSL 3 loads `-in http://…` over the network (apps' load_cert: X509_load_http), and other
+# schemes go through a store loader: only a plain file name is a file; the formats are the two
+# file formats.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_FORMATS = frozenset({"pem", "der"})
+
+
+def _x509_inputs(p: Parsed, call: Call) -> Iterable[Finding]:
+    for v in p.values_of("--in"):
+        if not v.static or _SCHEME.match(v.text):
+            yield Finding(f"openssl x509 -in {v.text}: a URL is fetched (http://) or opened by a store "
+                          "loader", v.span, "readonly.operand", Effect.NETWORK)
+    for v in p.values_of("--inform", "--outform"):
+        if not v.static or v.text.lower() not in _FORMATS:
+            yield Finding(f"openssl x509 format {v.text} is not PEM or DER", v.span, "readonly.flag")
+
+
+X509 = Command("openssl x509", abbrev=False, max_operands=0, check=_x509_inputs, safe=[
     Flag("--in", takes=P), Flag("--inform", takes=V), Flag("--outform", takes=V),
     Flag("--noout"), Flag("--nocert"), Flag("--text"), Flag("--fingerprint"), Flag("--alias"),
     Flag("--serial"), Flag("--startdate"), Flag("--enddate"), Flag("--dates"), Flag("--subject"),

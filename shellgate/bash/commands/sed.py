@@ -251,10 +251,14 @@ class _Sed:
         return name.strip()
 
     def _label(self) -> str:
+        """A label of ``:``, ``b``, ``t``, ``T`` (or ``v``'s version): GNU ``read_label`` skips
+        blanks, then reads to a blank, ``;``, ``}``, ``#`` or newline (sed 4.9, seen) — what
+        follows a blank is the next command (``:a e id`` runs ``id``)."""
+        self.skip_ws()
         start = self.i
-        while self.peek() and self.peek() not in ";\n":
+        while self.peek() and self.peek() not in ";}# \t\n\v\f\r":
             self.i += 1
-        return self.s[start:self.i].strip()
+        return self.s[start:self.i]
 
     def _text(self) -> None:
         """``a``/``i``/``c`` text: to the first unescaped newline (``a\\`` continues lines)."""

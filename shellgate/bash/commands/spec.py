@@ -53,6 +53,7 @@ class Takes(StrEnum):
     NONE = "none"              # a switch
     VALUE = "value"            # inert data: a number, a pattern, a format
     PATH = "path"              # a file the command reads
+    PATHS = "paths"            # files the command reads, separated by colons (`file -m a:b`)
     WRITE_PATH = "write_path"  # a file the command writes
     PROGRAM = "program"        # a program or shell command the command runs
     SCRIPT = "script"          # program text in an embedded language (sed, awk)
@@ -186,6 +187,11 @@ class Command:
     * ``dashdash=False``: ``--`` does not end the options (Info-ZIP's ``unzip``, ``zipinfo``
       read it as an option): it is read as an unknown flag. ``tests/test_double_dash.py``
       checks every table against the installed program.
+    * ``response_files``: a word ``@FILE`` anywhere in argv is a response file — the program
+      reads more arguments, options included, from FILE (GNU binutils' ``expandargv``:
+      strings, nm, readelf, objdump …; checked by running them). Such a word is refused, a
+      word bash still expands must be a glob proved to give no name starting with ``@``
+      (``glob_operands``), and the xargs proof hands such a command no name starting with ``@``.
     """
 
     name: str
@@ -205,6 +211,7 @@ class Command:
     reads: bool | Callable[[Parsed], bool] = True
     pattern_from: tuple[str, ...] | None = None
     dashdash: bool = True
+    response_files: bool = False
     aliases: tuple[str, ...] = ()
     syntax: Syntax = field(init=False, repr=False, compare=False, default=None)  # type: ignore[assignment]
 
@@ -280,7 +287,11 @@ def may_split(word: Word) -> bool:
 
 
 def is_wild(word: Word) -> bool:
-    """Whether bash may turn ``word`` into words we cannot see, one of them maybe a flag."""
+    """Whether bash may turn ``word`` into words we cannot see, one of them maybe a flag; or
+    xargs ``-I`` / ``find -exec`` pastes a name into an option word (``-n`` with ``-I n``:
+    its letters are the name's)."""
+    if word.pasted and word.text[:1] == "-":
+        return True
     if word.glob and word.text[:1] in ("*", "?", "[", "{", "@", "!", "+", ""):
         return True
     if word.static:
@@ -303,8 +314,10 @@ def within(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def creates_option_name(writes: Sequence[str] | None, cwds: Sequence[Path] | None) -> bool:
-    """Whether a write of the line may put a name starting with ``-`` into one of ``cwds``
+def creates_option_name(writes: Sequence[str] | None, cwds: Sequence[Path] | None,
+                        leads: str = "-") -> bool:
+    """Whether a write of the line may put a name starting with ``-`` (or another of ``leads``:
+    ``@`` for a command that reads response files) into one of ``cwds``
     (where a glob's first segment is expanded): a path right below it whose first name starts
     with ``-`` (``touch -- --from-file=x``), a new directory on the way to one, or the
     directory itself (or one above it) written whole (``cp -r src/. .``). Unknown writes or cwds
@@ -317,7 +330,7 @@ def creates_option_name(writes: Sequence[str] | None, cwds: Sequence[Path] | Non
                 return True
             if within(p, d):
                 first = p[len(d.rstrip("/")) + 1:].split("/", 1)[0]
-                if first.startswith("-"):
+                if first[:1] and first[0] in leads:
                     return True
     return False
 
@@ -338,9 +351,11 @@ def expanded_here(via: Sequence[Via]) -> bool:
     return _NESTED.isdisjoint(via)
 
 
-def glob_operands(word: Word, cwds: Sequence[Path] | None, line_writes: Sequence[str] | None) -> bool:
+def glob_operands(word: Word, cwds: Sequence[Path] | None, line_writes: Sequence[str] | None,
+                  leads: str = "-") -> bool:
     """Whether the glob ``word`` can only expand to words that do not start with ``-`` (so a
-    getopt reader takes each for an operand): it is static, unquoted (``raw`` is ``text``),
+    getopt reader takes each for an operand; nor with another of ``leads``: ``@`` for a
+    command that reads ``@FILE`` as a response file): it is static, unquoted (``raw`` is ``text``),
     plain (``_PLAIN_GLOB``), its first segment does not start with ``-``, every candidate cwd
     could be read in full within the scan budget and holds no name starting with ``-`` that the
     first segment matches (case-insensitively: ``nocaseglob`` may be set through BASHOPTS), and
@@ -353,7 +368,7 @@ def glob_operands(word: Word, cwds: Sequence[Path] | None, line_writes: Sequence
             or not _PLAIN_GLOB.fullmatch(text) or cwds is None:
         return False
     head = text.split("/", 1)[0]
-    if head.startswith("-") or creates_option_name(line_writes, cwds):
+    if head[0] in leads or creates_option_name(line_writes, cwds, leads):
         return False
     rx = re.compile(seg_regex(head), re.IGNORECASE)
     for d in cwds:
@@ -362,7 +377,7 @@ def glob_operands(word: Word, cwds: Sequence[Path] | None, line_writes: Sequence
             with os.scandir(d) as it:
                 for e in it:
                     budget -= 1
-                    if budget < 0 or (e.name[:1] == "-" and rx.fullmatch(e.name)):
+                    if budget < 0 or (e.name[:1] in leads and rx.fullmatch(e.name)):
                         return False
         except OSError:  # unreadable or missing: we cannot say what bash would see there
             return False
@@ -438,7 +453,14 @@ def _wild(cmd: Command, p: Parsed, w: Word, cwds: Sequence[Path] | None,
           line_writes: Sequence[str] | None, globs_here: bool) -> None:
     """A word that may expand to any option: refused when the command has an unsafe one (unless
     the word is a glob proved to give operands only), or a read-only one that reads a file and
-    the word may be spelled like it."""
+    the word may be spelled like it, or reads ``@FILE`` as a response file (unless a glob
+    proved to give no such word)."""
+    if cmd.response_files:
+        if not (globs_here and glob_operands(w, cwds, line_writes, "-@")):
+            p.findings.append(Finding(
+                f"{w.text!r} may expand to '@FILE', which {cmd.name} reads as a response file "
+                "(more arguments, options included, from that file)", w.span, "readonly.wild"))
+        return
     if not cmd.wild_ok:
         if globs_here and cmd.wild is None and cmd.check is None and cmd.effect is Effect.READ \
                 and glob_operands(w, cwds, line_writes):
@@ -550,6 +572,10 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
     out.extend(_write_targets(cmd, parsed, call))
     out.extend(_dynamic_reads(cmd, parsed, call))
     out.extend(_placeholder_programs(cmd, parsed, call))
+    if cmd.response_files:
+        out.extend(Finding(f"{cmd.name} reads {w.text!r} as a response file: more arguments, options "
+                           "included, from that file", w.span, "readonly.response_file")
+                   for w in words if w.text.startswith("@"))
     if cmd.check is not None and not any(f.rule == "readonly.unknown_flag" for f in out):
         out.extend(cmd.check(parsed, call))
     if len(parsed.operands) < cmd.min_operands:
@@ -562,7 +588,7 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     """Paths only known at run time, read by a command that prints what it reads."""
     out: list[Finding] = []
     for o in parsed.opts:
-        if o.flag.takes is not Takes.PATH:
+        if o.flag.takes not in (Takes.PATH, Takes.PATHS):
             continue
         from ..paths import (
             resolve as paths,  # the scanner looks at words; these values may hide in --flag=PATH
@@ -573,12 +599,13 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
                 out.append(Finding(f"{cmd.name} {o.spelled} reads a file only known at run time "
                                    "(it could be a secret)", v.span, "readonly.dynamic_path"))
                 continue
-            for c in call.cwds or (call.ctx.cwd,):
-                hit = paths.check_path(v.text, PathOp.READ, replace(call.ctx, cwd=c), v.span)
-                if hit is not None:
-                    out.append(Finding(f"{cmd.name} {o.spelled} reads a sensitive path: {hit.path} "
-                                       f"({hit.cls.value})", v.span, "readonly.sensitive"))
-                    break
+            pieces = v.text.split(":") if o.flag.takes is Takes.PATHS else [v.text]
+            hit = next((h for c in call.cwds or (call.ctx.cwd,) for piece in pieces if piece
+                        if (h := paths.check_path(piece, PathOp.READ, replace(call.ctx, cwd=c), v.span))),
+                       None)
+            if hit is not None:
+                out.append(Finding(f"{cmd.name} {o.spelled} reads a sensitive path: {hit.path} "
+                                   f"({hit.cls.value})", v.span, "readonly.sensitive"))
     reads = cmd.reads(parsed) if callable(cmd.reads) else cmd.reads
     if not reads:
         return out
@@ -586,13 +613,22 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     if cmd.pattern_from is not None and operands and not parsed.has(*cmd.pattern_from):
         operands = operands[1:]
     for w in operands:
-        if not w.static and not w.raw.startswith(("<(", ">(")):
+        if not w.static and not w.raw.startswith(("<(", ">(")) and not _proved_name(w, call):
             out.append(Finding(f"{cmd.name} reads {w.text!r}, a path only known at run time (it could be "
                                "a secret)", w.span, "readonly.dynamic_path"))
     if call.wild_tail:
         out.append(Finding(f"xargs gives {cmd.name} file names read from its input (they could name "
                            "a secret)", call.command.span, "readonly.dynamic_path"))
     return out
+
+
+def _proved_name(w: Word, call: Call) -> bool:
+    """A word that is xargs's ``-I`` placeholder, whole, in the command xargs runs itself, when
+    ``paths/xargsnames.py`` proved the lines xargs reads plain names of files that are no
+    secret, each pasted where this command takes a file operand (``find src | xargs -I{} grep
+    -l x {}``; the classifier clears ``wild_tail`` only then): it is such a name."""
+    return bool(w.pasted) and w.text == w.pasted and call.command.via[-1:] == (Via.XARGS,) \
+        and not call.wild_tail
 
 
 def _placeholder_programs(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:

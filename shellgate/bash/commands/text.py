@@ -136,7 +136,7 @@ SEQ = Command("seq", reads=False, numeric=True, max_operands=3, safe=[
     Flag("-f", "--format", takes=V), Flag("-s", "--separator", takes=V), Flag("-w", "--equal-width"),
     *HELP])
 
-STRINGS = Command("strings", numeric=True, safe=[
+STRINGS = Command("strings", numeric=True, response_files=True, safe=[
     Flag("-a", "--all"), Flag("-d", "--data"), Flag("-f", "--print-file-name"),
     Flag("-n", "--bytes", takes=V), Flag("-t", "--radix", takes=V), Flag("-o"),
     Flag("-e", "--encoding", takes=V), Flag("-w", "--include-all-whitespace"),

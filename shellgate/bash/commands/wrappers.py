@@ -228,7 +228,7 @@ def _generic(w: Wrapper, words: tuple[Word, ...]) -> tuple[Inner, ...]:
         return ()
     inner = words[i:]
     if w.name == "xargs":
-        inner = _spliced(inner, _replace_string(seen))
+        inner = (inner[0], *_spliced(inner[1:], _replace_string(seen), whole=True))
     return (Inner(w.via, words=inner),)
 
 
@@ -244,16 +244,22 @@ def _replace_string(seen: dict[str, str]) -> str | None:
     return given[-1]
 
 
-def _spliced(words: tuple[Word, ...], placeholder: str | None) -> tuple[Word, ...]:
-    """The inner words with every word that holds ``placeholder`` inside more text made
-    dynamic: find and xargs paste a file name or input line there at run time, so a script
-    (``sh -c 'echo {}'``, ``awk '/{}/'``, ``sed 's/{}/x/'``) is data turned code. A word that is
-    just the placeholder stays as it is: one argument, a path find names (where it is a
-    program, the classifier refuses it — see ``spec.run_checks``)."""
+def _spliced(words: tuple[Word, ...], placeholder: str | None, *, whole: bool = False) -> tuple[Word, ...]:
+    """The inner words with every word that holds ``placeholder`` made dynamic (``pasted``):
+    find and xargs paste a file name or input line there at run time, so a script
+    (``sh -c 'echo {}'``, ``awk '/{}/'``, ``sed 's/{}/x/'``) is data turned code, and an option
+    word is the name's letters (``xargs -I n sort -n x`` runs ``sort -ofoo x`` for a name
+    ``ofoo``: ``spec.is_wild``). ``whole`` (xargs): a word that is just the placeholder too —
+    xargs replaces it in every argument (not in the command name: GNU xargs ``-t`` shows it
+    kept) with a line of its input, and only the proof of ``paths/xargsnames.py`` says what
+    that line is and where the command may take it (a file operand, never a script, filter or
+    option value). find's ``{}`` alone stays as it is: one argument, a path starting with a
+    start point that find names (where it is a program, the classifier refuses it — see
+    ``spec.run_checks``)."""
     if not placeholder:
         return words
-    return tuple(replace(w, static=False) if placeholder in w.text and w.text != placeholder
-                 else w for w in words)
+    return tuple(replace(w, static=False, pasted=placeholder)
+                 if placeholder in w.text and (whole or w.text != placeholder) else w for w in words)
 
 
 def _shell(words: tuple[Word, ...]) -> tuple[Inner, ...]:

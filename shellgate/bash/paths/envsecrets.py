@@ -300,8 +300,9 @@ def _code_reads(codes: Iterable[tuple[str, Span]], reaches: re.Pattern[str],
 
 # awk's ENVIRON array is the environment: `awk 'BEGIN{print ENVIRON["GITHUB_TOKEN"]}'` prints a
 # secret as surely as printenv does (and gawk's SYMTAB, refused anyway, reaches it too).
-_AWK_REACHES = re.compile(r"\bENVIRON\b|\bSYMTAB\b")
-_AWK_NAMED = re.compile(r"""\bENVIRON\s*\[\s*"(?P<name>\w+)"\s*\]""")
+# (a digit before the name is no part of it: awk reads `1ENVIRON` as 1, then ENVIRON)
+_AWK_REACHES = re.compile(r"(?<![A-Za-z_])(?:ENVIRON|SYMTAB)(?!\w)")
+_AWK_NAMED = re.compile(r"""(?<![A-Za-z_])ENVIRON\s*\[\s*"(?P<name>\w+)"\s*\]""")
 
 
 def _awk(cmd: Command, has_inner: bool) -> list[SensitiveHit]:

@@ -844,6 +844,34 @@ def leaks_below(root: str, home: str, budget: int | None = None, note: Note | No
     return tuple(dict.fromkeys(p for p, _ in hits)), complete
 
 
+def leak_at(path: str, ctx: Context, *, link: bool, below: bool) -> str | None:
+    """What a reader handed ``path`` — one entry a walk met, links not followed — may expose,
+    by the recursive reader's rules but skipping nothing (``_WALK_SKIP`` is for a reader that
+    walks a tree; a name find or git printed is read whatever directory it lies in): the path
+    when a leak rule names it, where it leads when it is a link to a secret (a file a rule
+    names, a directory holding credentials, or a secret below the linked directory), and
+    (``below``: the reader may recurse, and ``path`` is a directory) the first secret below
+    it. None when there is none; past the walk's bound, ``WALK_BOUND_PATTERN`` (fail closed)."""
+    home, table = _home_table(ctx)
+    if _rx(table.leak_names).fullmatch(path.rstrip("/").rsplit("/", 1)[-1].lower()) \
+            and any(a.rule.leak for a in _literal_alts(path, table)):
+        return path
+    todo: list[str] = []
+    if link:
+        found = _link_secret(path, table, home, set(), todo)
+        if found is not None:
+            return found[0]
+    elif below:
+        todo.append(path)
+    for d in todo:
+        hits, complete = _secrets_below(d, table, home, first=True, skip=frozenset())
+        if hits:
+            return hits[0][0]
+        if not complete:
+            return WALK_BOUND_PATTERN
+    return None
+
+
 def leak_among(root: str, names: Iterable[bytes], ctx: Context) -> str | None:
     """The first of ``names`` (relative to directory ``root``: a repository's tracked paths)
     that a leak rule of the table names, by the walk's test (an anywhere name such as ``.env``
@@ -862,11 +890,12 @@ def leak_among(root: str, names: Iterable[bytes], ctx: Context) -> str | None:
 
 
 def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
-                   note: Note | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
-    """The walk behind :func:`_secret_inside` and :func:`leaks_below`: breadth first, skipping
-    ``_WALK_SKIP``, linked directories walked too (each once), at most ``budget`` entries
-    read (``_MAX_WALK_ENTRIES`` when None). Returns (hits, complete); ``first`` stops at the
-    first hit."""
+                   note: Note | None = None,
+                   skip: frozenset[str] = _WALK_SKIP) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+    """The walk behind :func:`_secret_inside`, :func:`leaks_below` and :func:`leak_at`: breadth
+    first, skipping the directories named in ``skip``, linked directories walked too (each
+    once), at most ``budget`` entries read (``_MAX_WALK_ENTRIES`` when None). Returns (hits,
+    complete); ``first`` stops at the first hit."""
     budget = _MAX_WALK_ENTRIES if budget is None else budget
     leak_names = _rx(table.leak_names)
     todo = [path]
@@ -900,13 +929,13 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                         hits.append(found)
                         if first:
                             return hits, True
-                elif e.name == ".git" and e.is_dir(follow_symlinks=False):
-                    found = _git_config_secret(full, table, note)
+                elif e.name == ".git" and ".git" in skip and e.is_dir(follow_symlinks=False):
+                    found = _git_config_secret(full, table, note)   # skipped, but its config read
                     if found is not None:
                         hits.append(found)
                         if first:
                             return hits, True
-                elif e.name not in _WALK_SKIP and e.is_dir(follow_symlinks=False):
+                elif e.name not in skip and e.is_dir(follow_symlinks=False):
                     todo.append(full)
             except (OSError, ValueError, RuntimeError):
                 continue

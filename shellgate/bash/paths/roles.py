@@ -157,9 +157,10 @@ _SED = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--expression", "-f", 
 _AWK = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--file", "-e", "--source"),
                 data_opts=_fs("-v", "--assign", "-F", "--field-separator", "-e", "--source"),
                 read_opts=_fs("-f", "--file"), code_opts=_fs("-e", "--source"))
+# jq's -f is a switch: with it the first operand is the program's file (read), not the program
 _JQ = CmdPaths(Role.READ, first_is_data_unless=_fs("-f", "--from-file"),
                data_opts=_fs("--arg", "--argjson", "--indent", "--tab"),
-               read_opts=_fs("-f", "--from-file", "--slurpfile", "--rawfile"))
+               read_opts=_fs("--slurpfile", "--rawfile"), flags=_fs("-f", "--from-file"))
 _PY = CmdPaths(Role.READ, data_opts=_fs("-c", "-m", "-W", "-X", "-Q"), code_opts=_fs("-c"))
 # -r/--import/--loader load module files: unsure paths, not data
 _NODE = CmdPaths(Role.READ, data_opts=_fs("-e", "--eval", "-p", "--print", "--input-type"),
@@ -322,6 +323,18 @@ COMMANDS: dict[str, CmdPaths] = {
                     CmdPaths(Role.UNSURE, tree=True, walk=True)),
     **dict.fromkeys(("uniq", "xxd"), CmdPaths(Role.READ, second_writes=True)),
 }
+
+def operands_are_files(name: str) -> bool:
+    """Whether ``name`` takes its operands (past a pattern or program, ``first_is_data_unless``)
+    as paths of files it reads or looks at, and as nothing else: operands READ or META, none
+    written (``uniq IN OUT``, ``xxd``), none a destination (``cp``) or a mode (``chmod``). A
+    positive list: a command not in the table, or whose operands are users, hosts or words
+    (``finger u@host`` connects to host, ``ss dst NAME`` looks NAME up), is not such a one.
+    What the xargs proof needs of the command it hands file names (``xargsnames.py``)."""
+    role = COMMANDS.get(name)
+    return (role is not None and role.operands in (Role.READ, Role.META)
+            and not (role.dest or role.second_writes or role.skip_first))
+
 
 # git: global options whose value is the next word (`git -C dir`, `git -c k=v`).
 # git subcommands that write the working tree (or run hooks/config) get "unsure" operands;

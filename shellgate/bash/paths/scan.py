@@ -569,10 +569,10 @@ def _find_hits(words: tuple[Word, ...], ctx: Context, dot_rule: bool, span: Span
                inner: Iterable[str | None] = ()) -> list[SensitiveHit]:
     """find: start paths are only listed, unless the expression runs, deletes or writes. What
     ``-exec`` does to them is what its command does (``-exec du`` only looks, ``-exec cat`` reads)."""
+    from ..commands.find import leading_options
+
     starts: list[Word] = []
-    i = 0
-    while i < len(words) and (words[i].text in ("-H", "-L", "-P", "-D") or words[i].text.startswith("-O")):
-        i += 2 if words[i].text == "-D" else 1
+    i = leading_options(words)[1]
     while i < len(words) and not words[i].text.startswith(("-", "(", "!", ")")):
         starts.append(words[i])
         i += 1

@@ -10,16 +10,30 @@ plain when all of this holds:
 * the stage feeding xargs (through ``|``, not ``|&``) is a ``find`` that only tests and prints
   names (no ``-printf``/``-ls``/``-exec``/``-L`` …), with static start points;
 * xargs reads that pipe (no ``-a``, no redirect of its stdin: ``xargs cat <<EOF`` reads the
-  names from the here-doc), splits as usual or at NULs (no ``-d``);
-* the command xargs runs is a table command that reads its operands (not git or a wrapper: an
-  appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``: the path
-  roles say it writes them), given its pattern or program already (``sed``'s script is never
-  a name find printed: a directory named ``e`` would be sed's "execute" command);
+  names from the here-doc), splits as usual or at NULs (no ``-d``) — at NULs (``-0``) exactly
+  when the producer ends its names with NULs (``find -print0``, ``git ls-files -z``, ``rg -0``,
+  ``grep -lZ``): ``xargs -0`` reading newline-ended names takes a name ``src\n`` whole, and
+  the walk never calls that a name below ``src``;
+* the command xargs runs is a table command that reads its operands as files (not git or a
+  wrapper: an appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``:
+  the path roles say it writes them; not ``finger`` or ``ss``: only a command the path roles
+  say reads or looks at its operands as files, ``roles.operands_are_files``), given its
+  pattern or program already (``sed``'s script is never a name find printed: a directory
+  named ``e`` would be sed's "execute" command); with ``-I R``/``-i``/``--replace`` each
+  word holding R is R alone and a file operand of it (``_reads_given_names``: never a
+  script, filter, option or option value);
 * every entry below every start point — a full walk, links not followed, as find walks — has a
   plain name: no blank, quote, backslash or control character, none starting with ``-``
   (at most ``BUDGET`` entries; past that nothing is proved);
 * the recursive secret check a reader such as ``grep -r`` gets (``paths.leaks_below``) finds
-  no secret below them;
+  no secret below them, and — skipping nothing, since ``find src | xargs cat`` reads
+  ``src/node_modules/pkg/.env`` and ``find . -type f`` prints ``.git/config`` — no entry the
+  producer may print is a secret by name, a link to one, or a directory with one below
+  (``_walk_ok``, ``resolve.leak_at``; ``_Prints``: find's ``-name``/``-iname``/``-type``/depth
+  conjunction and rg's files, hidden ones only with ``--hidden`` or a ``!`` whitelist, bound
+  what may be printed, so ``find . -name '*.py'`` is not refused for ``.git/config``);
+* for a command that reads ``@FILE`` as a response file (``strings``), no name starts with
+  ``@`` (``_response_files``);
 * no write of the same line lands below them (``line_writes``): the walk sees the tree as it is
   when the gate decides, and ``touch './a --files0-from=k'`` first would add a name with a blank.
 
@@ -41,20 +55,25 @@ way.
 ``git ls-files [--cached] [PATHSPEC …]`` feeding xargs is proved the same way, with the
 index in place of the walk: it prints index entries (relative to the cwd, so below it), and
 every entry of the repository's index (``git/index.py``, read without running git) must have
-plain components — a tracked ``-rf`` or ``a b`` voids it, on disk or not. Pathspecs must be
-plain relative paths (no ``..``, no ``:`` magic, no glob), the line may write nothing (a
-``git add`` first would change the index), and the secret check runs over the cwd as for
-``find .``. git's own configuration is judged on the ``git`` command itself.
+plain components — a tracked ``-rf`` or ``a b`` voids it, on disk or not, and so do ``.``,
+``..`` and ``.git``, which git never adds but reads from a hand-made index
+(``../home/.ssh/id_rsa``) — and no name a leak rule names (``resolve.leak_among``), nor a
+tracked link to a secret or directory with one below (``_tracked_leak``, wherever it lies).
+Pathspecs must be plain relative paths (no ``..``, no ``:`` magic, no glob), the line may
+write nothing (a ``git add`` first would change the index), and the secret check runs over
+the cwd as for ``find .``. git's own configuration is judged on the ``git`` command itself.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
+import stat
 from pathlib import Path
 
 from ..._lazyre import lazy_compile
-from ..._record import replace
+from ..._record import record, replace
 from ..facts import Context, PathOp
 from ..ir import Script, Via, Word
 
@@ -127,17 +146,27 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
         return False
     from .resolve import check_path, leaks_below
 
-    if _origin(script, index).name == "git":
-        return not line_writes and all(_index_plain(c) and leaks_below(str(c), str(ctx.home)) == ((), True)
-                                       for c in cwds or (ctx.cwd,))
+    origin = _origin(script, index)
+    at = _response_files(script.commands[index])
+    if origin.name == "git":
+        return not line_writes and all(
+            _index_plain(c, ctx, at=at) and leaks_below(str(c), str(ctx.home)) == ((), True)
+            for c in cwds or (ctx.cwd,))
+    if at and any(s.startswith("@") for s in starts):
+        return False   # find @a: every name starts with it
+    prints = _prints(origin)
+    if prints is None or not prints.hidden and _rg_whitelists(starts, cwds or (ctx.cwd,), ctx):
+        return False
     for c in cwds or (ctx.cwd,):
         for s in starts:
             root = os.path.join(str(c), str(ctx.home) + s[1:] if s == "~" or s.startswith("~/") else s)
             top = os.path.normpath(root)
             if any(w == top or w.startswith(top.rstrip("/") + "/") for w in line_writes):
                 return False
-            if not os.path.lexists(root) or os.path.islink(root) or not _plain_below(root):
+            if not os.path.lexists(root) or os.path.islink(root) or not _walk_ok(root, s, prints, ctx):
                 return False   # (a linked start point: find names the link, R reads its target)
+            if at and origin.name == "rg" and s == "." and any(n.startswith("@") for n in os.listdir(root)):
+                return False   # rg --files prints the cwd's names bare: `@a`
             if os.path.isdir(root):
                 found, complete = leaks_below(root, str(ctx.home))
                 if found or not complete:
@@ -145,6 +174,16 @@ def _proved(script: Script, index: int, ctx: Context, cwds: tuple[Path, ...] | N
             elif check_path(root, PathOp.READ, replace(ctx, cwd=c)) is not None:
                 return False   # a start point that is a file is itself a name xargs passes on
     return True
+
+
+def _response_files(cmd) -> bool:
+    """Whether command ``cmd`` reads a word ``@FILE`` as a response file (``spec.Command``'s
+    ``response_files``: binutils' strings): a name xargs hands it must not start with ``@``."""
+    from ..commands import registry
+    from ..commands.spec import Command
+
+    spec = registry.lookup(cmd.name or "")
+    return isinstance(spec, Command) and spec.response_files
 
 
 def _stdin(r) -> bool:
@@ -371,24 +410,36 @@ def _rg_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
 
 
 def _find_starts(args: tuple[Word, ...], *, null: bool) -> list[str] | None:
+    """Where find walks — its start points after its leading options (``find.leading_options``:
+    ``find -P ../other`` walks ../other, not the cwd; -H/-L follow links, -D prints more) —
+    when its expression only tests and prints names, as xargs splits them; else None."""
+    from ..commands.find import leading_options
+
+    opts, i = leading_options(args)
+    if set(opts) & {"-H", "-L", "-D"}:
+        return None
     starts: list[str] = []
-    i = 0
     while i < len(args) and not _FIND_EXPR_START.match(args[i].text):
         w = args[i]
         if not w.static or w.glob or not _plain_start(w.text):
             return None
         starts.append(w.text)
         i += 1
-    for w in args[i:]:
-        if not w.static or w.text in _FIND_REFUSED or (w.text == "-print0" and not null):
-            return None
+    expr = args[i:]
+    if any(not w.static or w.text in _FIND_REFUSED for w in expr):
+        return None
+    prints = {w.text for w in expr} & {"-print", "-print0"}
+    if prints != ({"-print0"} if null else prints - {"-print0"}):
+        return None   # every name NUL-ended exactly when xargs splits at NULs (`src\n` is a name)
     return starts or ["."]
 
 
 def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
-    """``ls-files``, then only ``-c``/``--cached`` (``-z`` when xargs splits at NULs), an
-    optional ``--`` and plain relative pathspecs: the output is index entries, one a line."""
+    """``ls-files``, then only ``-c``/``--cached`` (``-z`` exactly when xargs splits at NULs),
+    an optional ``--`` and plain relative pathspecs: the output is index entries, one a line."""
     if not args or not args[0].static or args[0].text != "ls-files":
+        return False
+    if null != any(w.text == "-z" for w in args[1:]):
         return False
     for w in args[1:]:
         t = w.text
@@ -402,19 +453,48 @@ def _ls_files_plain(args: tuple[Word, ...], *, null: bool) -> bool:
     return True
 
 
-def _index_plain(cwd: Path) -> bool:
+_NOT_IN_INDEX = frozenset({".", "..", ".git"})   # components git never adds (folded case)
+
+
+def _index_plain(cwd: Path, ctx: Context, *, at: bool = False) -> bool:
     """Every entry of the index of ``cwd``'s repository has plain components (what ``git
-    ls-files`` may print there); false when there is no work tree or the index is not read."""
+    ls-files`` may print there) and is no secret by name (``resolve.leak_among``); false
+    when there is no work tree or the index is not read. git checks the names it adds, not
+    the names it reads: a hand-made index may hold ``../home/.ssh/id_rsa`` or ``.git/config``,
+    and the walk of the cwd on disk never meets them — so ``.``, ``..`` and ``.git`` (any
+    case) void the proof, and the names themselves go through the leak rules. ``at``: the
+    command reads ``@FILE`` as a response file, so a component starting with ``@`` voids it
+    too (the first one of a name relative to the cwd is what counts; any is a superset)."""
     from ..git import index
+    from .resolve import leak_among
 
     found = index.tracked(cwd, BUDGET)
     if found is None or found[1] is None:
         return False
-    names = found[1]
+    top, names = found
     try:
-        return all(_PLAIN.fullmatch(p) for n in names for p in n.decode("ascii").split("/"))
+        parts = [p for n in names for p in n.decode("ascii").split("/")]
     except UnicodeDecodeError:
         return False
+    if not all(_PLAIN.fullmatch(p) and p.lower() not in _NOT_IN_INDEX and not (at and p[0] == "@")
+               for p in parts) or leak_among(str(top), names, ctx) is not None:
+        return False
+    return not any(_tracked_leak(os.path.join(str(top), n.decode("ascii")), ctx) for n in names)
+
+
+def _tracked_leak(path: str, ctx: Context) -> bool:
+    """Whether the work-tree file of an index entry is a link to a secret, or a directory (a
+    submodule's) with one below — wherever it lies (the walk of the cwd skips
+    ``node_modules``): ``resolve.leak_at``."""
+    from .resolve import leak_at
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if not (stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+        return False
+    return leak_at(path, ctx, link=stat.S_ISLNK(mode), below=True) is not None
 
 
 def _plain_start(text: str) -> bool:
@@ -424,40 +504,194 @@ def _plain_start(text: str) -> bool:
 
 def _reads_given_names(cmd) -> bool:
     """A table command that takes any number of operands (``xxd IN OUT`` writes its second,
-    ``uniq`` too) and, if it has a pattern or program, is given it already: the appended words
-    are then more operands of the same kind."""
+    ``uniq`` too), each the path of a file it reads or looks at (``roles.operands_are_files``:
+    ``finger``'s are users at hosts, ``ss dst``'s host names), and, if it has a pattern or
+    program, is given it already: the appended words are then more operands of the same
+    kind. With ``xargs -I R`` nothing is appended: xargs pastes each name into every word
+    holding R (``Word.pasted``), so each such word must be R alone and one of the command's
+    file operands as its table reads them — not its pattern or program (``sed -n R R`` with a
+    name ``1e.`` runs the sed command ``e``, ``jq R R`` with a name ``env`` prints the
+    environment), not an option's value (``grep -e R``), not an option (``sort -n`` with
+    ``-I n`` is ``sort -ofoo``: ``spec.is_wild``)."""
     from ..commands import registry
-    from ..commands.spec import Command, read_args
-    from .roles import COMMANDS as ROLES
-    from .roles import Role
+    from ..commands.spec import Command, is_wild, read_args
+    from .roles import operands_are_files
 
     spec = registry.lookup(cmd.name or "")
     if not isinstance(spec, Command) or spec.free or spec.max_operands is not None:
         return False
-    role = ROLES.get(cmd.name or "")
-    if role is not None and (role.operands in (Role.WRITE, Role.RW, Role.ATTR) or role.dest
-                             or role.second_writes):
-        return False   # `find docs | xargs tee` truncates every file below docs
-    if spec.pattern_from is None:
-        return True
+    if not operands_are_files(cmd.name or ""):
+        return False   # `xargs tee` truncates each file, `xargs finger` connects to u@host
     parsed = read_args(spec, cmd.args)
-    return bool(parsed.operands) or parsed.has(*spec.pattern_from)
+    given = spec.pattern_from is None or parsed.has(*spec.pattern_from)
+    pasted = [w for w in cmd.args if w.pasted]
+    if not pasted:
+        return given or bool(parsed.operands)
+    files = parsed.operands if given else parsed.operands[1:]
+    return all(w.text == w.pasted and not is_wild(w) and any(w is f for f in files) for w in pasted)
 
 
-def _plain_below(root: str) -> bool:
-    """Every name below ``root`` (itself included) plain, within ``BUDGET`` entries; links are
-    not followed (find does not follow them either)."""
-    if not os.path.isdir(root) or os.path.islink(root):
+@record
+class _Prints:
+    """Which entries of the walk of a start point the producer may print — a superset: find's
+    expression read as far as it is a conjunction of the tests below (anything else: every
+    entry), rg's files. ``tests``: find's ``-name``/``-iname``/``-type`` before its first
+    ``-print``, each of which must hold; ``mindepth``/``maxdepth`` find's; ``dirs``: a
+    directory may be printed (rg prints files only); ``hidden``: an entry with a name starting
+    with ``.`` on its way may be printed (rg without ``--hidden``, with no whitelist: no)."""
+
+    tests: tuple[tuple[str, str], ...] = ()
+    mindepth: int = 0
+    maxdepth: int | None = None
+    dirs: bool = True
+    hidden: bool = True
+
+    def match(self, name: str, depth: int, kind: str, hidden: bool) -> bool:
+        """Whether the entry ``name`` at ``depth`` (0: the start point), of ``kind`` (find's
+        ``-type`` letter, ``?`` unknown), below a dot-name (``hidden``) may be printed."""
+        if depth < self.mindepth or (self.maxdepth is not None and depth > self.maxdepth):
+            return False
+        if (kind == "d" and not self.dirs) or (hidden and not self.hidden):
+            return False
+        for test, value in self.tests:
+            if test == "-type":
+                if kind != "?" and kind not in value.split(","):
+                    return False
+            elif not any(c in value for c in "[\\"):   # a class or an escape: maybe
+                fold = str.lower if test == "-iname" else str
+                if not fnmatch.fnmatchcase(fold(name), fold(value)):
+                    return False
+        return True
+
+
+_FIND_TESTS = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
+_RG_HIDDEN = frozenset({"--hidden", "-.", "-uu"})
+
+
+def _prints(origin) -> _Prints | None:
+    """The entries ``origin`` (a find or rg that :func:`_roots` accepted) may print."""
+    if origin is None:
+        return None
+    if origin.name == "rg":
+        return _Prints(dirs=False, hidden=any(w.text in _RG_HIDDEN for w in origin.args))
+    from ..commands.find import leading_options
+
+    args = origin.args
+    i = leading_options(args)[1]
+    while i < len(args) and not _FIND_EXPR_START.match(args[i].text):
+        i += 1
+    tests: list[tuple[str, str]] = []
+    depth = {"-mindepth": 0, "-maxdepth": None}
+    expr = args[i:]
+    k = 0
+    while k < len(expr):
+        t = expr[k].text
+        if t in ("-print", "-print0"):
+            break
+        if t in ("-a", "-and"):
+            k += 1
+            continue
+        if t not in _FIND_TESTS or k + 1 >= len(expr):
+            return _Prints()   # -o, !, (, -path … : every entry may be printed
+        value = expr[k + 1].text
+        if t in depth:
+            if not value.isdigit():
+                return _Prints()
+            depth[t] = int(value)
+        else:
+            tests.append((t, value))
+        k += 2
+    return _Prints(tuple(tests), depth["-mindepth"] or 0, depth["-maxdepth"])
+
+
+_IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+
+
+def _whitelist(path: str) -> bool:
+    """Whether the ignore file ``path`` has a line starting with ``!``, which makes rg list
+    the hidden names it matches (``!.env`` lists ``.env``); an unreadable one may."""
+    try:
+        with open(path, "rb") as f:
+            return any(line.startswith(b"!") for line in f.read(1 << 20).splitlines())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
+def _rg_whitelists(starts: list[str], cwds: tuple[Path, ...], ctx: Context) -> bool:
+    """Whether an ignore file rg reads outside its walk may whitelist a hidden name: in a
+    directory above a start point (rg reads parents' ``.gitignore``/``.ignore``/``.rgignore``),
+    a repository's ``.git/info/exclude`` there, or the user's global git excludes (any
+    ``excludesfile`` setting counts). The walk itself voids the proof at such a file below."""
+    home = str(ctx.home)
+    if _whitelist(os.path.join(home, ".config", "git", "ignore")):
+        return True
+    for config in (os.path.join(home, ".gitconfig"), os.path.join(home, ".config", "git", "config")):
+        try:
+            with open(config, "rb") as f:
+                if b"excludesfile" in f.read(1 << 20).lower():
+                    return True
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+    for c in cwds:
+        for s in starts:
+            d = os.path.realpath(os.path.join(str(c), s))
+            while True:
+                d = os.path.dirname(d)
+                if any(_whitelist(os.path.join(d, n)) for n in _IGNORE_FILES) \
+                        or _whitelist(os.path.join(d, ".git", "info", "exclude")):
+                    return True
+                if d == "/":
+                    break
+    return False
+
+
+def _kind(e: os.DirEntry) -> str:
+    """find's ``-type`` letter of a walked entry (links not followed); ``?`` for the others."""
+    if e.is_symlink():
+        return "l"
+    if e.is_dir(follow_symlinks=False):
+        return "d"
+    return "f" if e.is_file(follow_symlinks=False) else "?"
+
+
+def _walk_ok(root: str, start: str, prints: _Prints, ctx: Context) -> bool:
+    """Every name below ``root`` (the start point ``start``, itself included) plain, within
+    ``BUDGET`` entries, links not followed (find does not follow them either); and no entry
+    the producer may print (``prints``) a secret by the leak rules, skipping nothing
+    (``resolve.leak_at``: the recursive reader's check skips ``node_modules`` and ``.git``,
+    but ``find src | xargs cat`` reads ``src/node_modules/pkg/.env``): by its name, where it
+    links to, and — a directory the command may recurse into — anything below it. For rg, an
+    ignore file below that whitelists (``!``) voids it: rg would list hidden names."""
+    from .resolve import leak_at
+
+    is_dir = os.path.isdir(root) and not os.path.islink(root)
+    name = os.path.basename(start.rstrip("/")) or start
+    covered = prints.match(name, 0, "d" if is_dir else "f", False)
+    if covered and leak_at(root, ctx, link=False, below=is_dir) is not None:
+        return False
+    if not is_dir:
         return True
     budget = BUDGET
-    todo = [root]
+    todo = [(root, 1, covered, False)]
     while todo:
-        d = todo.pop()
+        d, depth, covered, hidden = todo.pop()
         with os.scandir(d) as it:
             for e in it:
                 budget -= 1
                 if budget < 0 or not _PLAIN.fullmatch(e.name):
                     return False
-                if e.is_dir(follow_symlinks=False):
-                    todo.append(e.path)
+                if not prints.hidden and (e.name in _IGNORE_FILES or e.name == "exclude"
+                                          and d.endswith("/.git/info")) and _whitelist(e.path):
+                    return False
+                kind = _kind(e)
+                below = hidden or e.name.startswith(".")
+                printed = not covered and prints.match(e.name, depth, kind, below)
+                if printed and leak_at(e.path, ctx, link=kind == "l", below=kind == "d") is not None:
+                    return False
+                if kind == "d":
+                    todo.append((e.path, depth + 1, covered or printed, below))
     return True
