@@ -20,12 +20,13 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
 
 import pytest
-from _helpers import hooks_state, hookspath_world, host_git
+from _helpers import UnixListeners, hooks_state, hookspath_world, host_git, unix_clients
 
 from tests.conftest import load
 
@@ -898,3 +899,93 @@ def test_no_pointer_to_a_git_dir_can_be_rewritten(tmp_path, case, tier):
     host = {"ws": ws, "wt2": world["root"] / "wt2"}.get(case["in"], ws / case["in"])
     host_git({"ws": host.resolve(), "home": world["home"]})
     assert not (world["out"] / "hook-ran").exists(), proc.stderr
+
+
+# --- host services' Unix sockets -------------------------------------------------------------
+
+@pytest.fixture
+def unix_world(tmp_path):
+    """A world whose HOME holds an agent's socket (``~/.1password/agent.sock``), with a
+    directory standing for /run (nscd's socket, journald's; under /var/tmp: the line's /tmp
+    is its own) and an abstract socket, all listening."""
+    world = make_world(tmp_path)
+    run = Path(tempfile.mkdtemp(prefix="shellgate-run-", dir="/var/tmp"))
+    (world["home"] / ".1password").mkdir()
+    (run / "nscd").mkdir()
+    paths = {"home": world["home"] / ".1password" / "agent.sock", "run": run / "nscd" / "socket"}
+    listeners = UnixListeners(paths, f"shellgate-test-{os.getpid()}-{tmp_path.name}")
+    yield world, listeners
+    listeners.close()
+    shutil.rmtree(run, ignore_errors=True)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("grant", ["read", "write"])
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_no_host_unix_socket_is_reached_without_the_network(unix_world, tier, grant, shell):
+    """A read-only mount does not stop connect(), and a socket file lies wherever its service
+    put it: an agent under HOME (1Password, ssh-agent, gpg-agent), nscd or systemd-resolved
+    under /run (which resolve any name from the host: a DNS query out with the network off).
+    Without a network grant no Unix socket is made, whatever its path or abstract name."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, listeners = unix_world
+    line = _ours(confined_line(world, unix_clients(listeners.targets), grant, tier))
+    proc = run_line(world, shell, line)
+    assert "reached" not in proc.stdout, proc.stdout
+    assert listeners.settle() == [], (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_a_network_grant_still_reaches_a_host_unix_socket(unix_world, tier):
+    """The positive control: granted the network, the same command reaches the sockets under
+    /run (so the test above can fail) — resolving a name needs nscd or systemd-resolved."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, listeners = unix_world
+    line = _ours(confined_line(world, unix_clients(listeners.targets), "network", tier))
+    proc = run_line(world, "bash", line)
+    assert "run" in listeners.settle(), (proc.stdout, proc.stderr)
+
+
+PAIRS = ("import socket, asyncio\n"
+         "a, b = socket.socketpair(); a.send(b'x'); print(b.recv(1))\n"
+         "a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET); a.send(b'y'); print(b.recv(1))\n"
+         "asyncio.run(asyncio.sleep(0)); print('loop')")
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_a_connected_pair_still_works_without_the_network(tmp_path, tier):
+    """Sockets that reach only each other stay: socketpair() (stream, seqpacket), and with
+    it asyncio's event loop, libuv's pipes, the pre-spawned sandbox's control channel."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world = make_world(tmp_path)
+    line = _ours(confined_line(world, f"{shlex.quote(sys.executable)} -c {shlex.quote(PAIRS)}",
+                               "read", tier))
+    proc = run_line(world, "bash", line)
+    assert (proc.returncode, proc.stdout) == (0, "b'x'\nb'y'\nloop\n"), proc.stderr
+
+
+READERS_OF_RUN = [  # read-only commands whose answers come from /run, /var/log and /proc
+    ("who", "who -a"), ("last", "last -n 20"), ("w", "w -h"), ("users", "users"),
+    ("findmnt", "findmnt -n -o TARGET,SOURCE,FSTYPE /"), ("lsblk", "lsblk -o NAME,SIZE,TYPE"),
+]
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("program,cmd", READERS_OF_RUN, ids=[c for c, _ in READERS_OF_RUN])
+def test_readers_of_run_answer_as_they_do_unconfined(tmp_path, program, cmd, tier):
+    """What a read-only command needs from /run (utmp, the mount table) is files, read as
+    before: the refused Unix sockets cost them nothing."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    if tier == "landlock":
+        _landlock_or_skip()
+        if program in ("findmnt", "lsblk"):
+            pytest.skip("the Landlock tier hides /proc/self (README): no mount table there")
+    world = make_world(tmp_path)
+    plain = run_line(world, "bash", cmd)
+    confined = run_line(world, "bash", _ours(confined_line(world, cmd, "read", tier)))
+    assert (confined.returncode, confined.stdout, confined.stderr) == (
+        plain.returncode, plain.stdout, plain.stderr)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from _helpers import git_workspace, home_with_key
+from _helpers import UnixListeners, git_workspace, home_with_key, unix_clients
 from _helpers import sandbox_or_skip as _sandbox
 from _helpers import world_policy as _policy
 
@@ -198,6 +198,35 @@ def test_tcp_connect_works_when_network_is_granted(confined: Sandbox, world, lis
     r = confined.run(_connect_cmd(listener.getsockname()[1]), _policy(world, network=True))
     assert r.exit_code == 0, r
     assert _accepted(listener)
+
+
+@pytest.fixture
+def unix_listeners(world, tmp_path):
+    """An agent's socket under the fake HOME, nscd's under a directory outside /tmp standing
+    for /run (/var/tmp: bwrap's /tmp is private), and an abstract one, all listening."""
+    (world["home"] / ".ssh").mkdir(exist_ok=True)
+    (world["var"] / "nscd").mkdir()
+    paths = {"home": world["home"] / ".ssh" / "agent.sock", "run": world["var"] / "nscd" / "socket"}
+    listeners = UnixListeners(paths, f"shellgate-escape-{os.getpid()}-{tmp_path.name}")
+    yield listeners
+    listeners.close()
+
+
+def test_no_host_unix_socket_is_reached_without_the_network(confined: Sandbox, world,
+                                                             unix_listeners) -> None:
+    """``ssh-add -l``, ``curl --unix-socket /var/run/docker.sock``, nscd asked to resolve a
+    name: the host's Unix sockets are reached through the filesystem, which no read-only
+    mount closes to connect(). With the network off no Unix socket is made at all."""
+    r = confined.run(unix_clients(unix_listeners.targets), _policy(world))
+    assert "reached" not in r.stdout, r.stdout
+    assert unix_listeners.settle() == [], f"{confined.tier} let a Unix socket through: {r.stdout}"
+
+
+def test_a_unix_socket_is_reached_when_network_is_granted(confined: Sandbox, world,
+                                                          unix_listeners) -> None:
+    r = confined.run(unix_clients(unix_listeners.targets), _policy(world, network=True))
+    assert "reached" in r.stdout, r
+    assert "run" in unix_listeners.settle()
 
 
 def test_user_namespace_escape_is_refused(any_tier: Sandbox, world) -> None:
