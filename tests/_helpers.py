@@ -242,3 +242,98 @@ def python_steps(fn, *args, **kw) -> tuple[object, int]:
     finally:
         sys.settrace(None)
     return result, count
+
+
+class UnixListeners:
+    """Host services' Unix sockets, real and listening, that count what reaches them: a
+    stream socket and a datagram one at each of ``paths`` (an agent under HOME, nscd or
+    journald under /run …), and a stream one at the abstract name ``abstract``. ``hits`` are
+    the connections and datagrams that arrived, by name (none may, from a sandbox without
+    network)."""
+
+    def __init__(self, paths: dict[str, Path], abstract: str) -> None:
+        import socket
+        import threading
+
+        self.hits: list[str] = []
+        self.targets: list[str] = []   # what a client names: paths, "@name" for abstract
+        self._socks: list[socket.socket] = []
+        self._stop = threading.Event()
+        addrs = [(n, str(p), t) for n, p in paths.items()
+                 for t in (socket.SOCK_STREAM, socket.SOCK_DGRAM)]
+        addrs.append(("abstract", "\0" + abstract, socket.SOCK_STREAM))
+        for name, addr, kind in addrs:
+            if kind == socket.SOCK_DGRAM:
+                addr += ".dgram"
+            sock = socket.socket(socket.AF_UNIX, kind)
+            sock.bind(addr)
+            if kind == socket.SOCK_STREAM:
+                sock.listen(8)
+            sock.settimeout(0.1)
+            self._socks.append(sock)
+            self.targets.append(addr.replace("\0", "@", 1))
+            threading.Thread(target=self._serve, args=(sock, name, kind), daemon=True).start()
+
+    def _serve(self, sock: Any, name: str, kind: int) -> None:
+        import socket
+
+        while not self._stop.is_set():
+            try:
+                if kind == socket.SOCK_STREAM:
+                    sock.accept()[0].close()
+                else:
+                    sock.recv(64)
+            except OSError:
+                continue
+            self.hits.append(name)
+
+    def settle(self) -> list[str]:
+        """The hits once what was sent has had time to arrive."""
+        import time
+
+        time.sleep(0.3)
+        return list(self.hits)
+
+    def close(self) -> None:
+        self._stop.set()
+        for sock in self._socks:
+            sock.close()
+
+
+# Every way a program reaches a Unix socket it names: connect() on a stream socket, sendto() on
+# a datagram one, and on each end of a datagram pair (made by socketpair(), which a filter on
+# socket() alone would miss). Prints a line per way that got through.
+UNIX_CLIENT = """
+import socket, sys
+def reach(target):
+    addr = "\\0" + target[1:] if target.startswith("@") else target
+    if target.endswith(".dgram"):
+        yield lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"x", addr)
+        yield lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendto(b"x", addr)
+    else:
+        yield lambda: socket.socket(socket.AF_UNIX).connect(addr)
+for target in sys.argv[1:]:
+    for way in reach(target):
+        try:
+            way()
+            print("reached", target)
+        except OSError as exc:
+            print("refused", target, exc)
+"""
+
+
+def unix_clients(targets: list[str]) -> str:
+    """A command that tries to reach each of ``targets`` (:class:`UnixListeners`) with Python,
+    and with ``curl --unix-socket``, ``nc -U`` and ``socat`` where they are installed."""
+    import shlex
+
+    words = " ".join(map(shlex.quote, targets))
+    cmd = f"{shlex.quote(sys.executable)} -c {shlex.quote(UNIX_CLIENT)} {words}"
+    for t in (t for t in targets if not t.startswith("@") and not t.endswith(".dgram")):
+        q = shlex.quote(t)
+        for tool, words in (("curl", f"-sm2 --unix-socket {q} http://x/"),
+                            ("nc", f"-U -w1 {q} </dev/null"),
+                            ("socat", f"-u OPEN:/dev/null UNIX-CONNECT:{q}")):
+            if shutil.which(tool):
+                cmd += f"; {tool} {words}"
+    return cmd

@@ -16,14 +16,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
-from _helpers import hooks_state, hookspath_world, host_git
+from _helpers import UnixListeners, hooks_state, hookspath_world, host_git, unix_clients
 
 from tests.conftest import load
 
@@ -742,3 +745,247 @@ def test_an_existing_venvs_activate_script_is_read_only_but_a_new_venv_is_whole(
     assert (ws / ".venv" / "bin" / "activate").read_text() == before
     assert {"activate", "activate.fish", "activate.csh", "Activate.ps1"} <= {
         p.name for p in (ws / "venv" / "bin").iterdir()}
+
+
+# --- what stands above a protected path -----------------------------------------------------
+
+def _ours(line: str) -> str:
+    """``line`` with its Landlock helper imported from the shellgate under test: ``python -I``
+    ignores PYTHONPATH, and would run whichever shellgate the interpreter has installed."""
+    import shellgate
+
+    root = os.path.dirname(os.path.dirname(shellgate.__file__))
+    here = ("-I -c " + shlex.quote(f"import sys; sys.path.insert(0, {root!r}); from shellgate."
+                                   "sandbox.confine import main; raise SystemExit(main(sys.argv[1:]))"))
+    return line.replace("-I -m shellgate.sandbox.confine", here)
+
+
+def _state(top: Path, rels: list[str]) -> dict[str, str]:
+    """Each of ``rels`` under ``top`` as the host sees it: what it holds, or that it is missing."""
+    out: dict[str, str] = {}
+    for rel in rels:
+        p = top / rel
+        if p.is_dir() and not p.is_symlink():
+            out.update(snapshot(p))
+            out[str(p)] = "dir"
+        else:
+            out[str(p)] = snapshot(p.parent).get(str(p), "missing") if p.parent.is_dir() else "missing"
+    return out
+
+
+def _parents_world(tmp_path: Path, case: dict) -> tuple[dict, Path]:
+    world = make_world(tmp_path)
+    ws = world["work"]
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text("{}\n")
+    (ws / ".github" / "workflows").mkdir(parents=True)
+    (ws / ".github" / "workflows" / "ci.yml").write_text("on: pull_request\n")
+    if case.get("at") == "home":
+        ws = world["home"]
+        subprocess.run(["git", "init", "-q", str(ws)], check=True)
+        world["work"] = ws
+    for rel in case.get("missing", ()):
+        subprocess.run(["rm", "-rf", str(ws / rel)], check=True)
+    return world, ws
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("case", load("protected_parents.jsonl"), ids=lambda c: c["cmd"][:50])
+def test_no_directory_above_a_protected_path_can_be_swapped(tmp_path, case, tier):
+    """corpus/protected_parents.jsonl: a read-only bind protects only what it is mounted on —
+    a renamed parent carried it along, and a fresh copy took its place where the host looks.
+    Whatever the command does above a protected path, the host finds it as it was, and its
+    next git status and commit run nothing that was planted."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, ws = _parents_world(tmp_path, case)
+    line = _ours(confined_line(world, fill(world, case["cmd"], 0), "write", tier))
+    before = _state(ws, case["kept"])   # (building the policy makes shellgate's own dirs)
+    proc = run_line(world, "bash", line)
+    assert _state(ws, case["kept"]) == before, proc.stderr
+    host_git({"ws": ws, "home": world["home"]})
+    assert not (world["out"] / "hook-ran").exists(), proc.stderr
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("under", ["/tmp", "/var/tmp"])
+def test_a_workspace_reached_through_a_symlink_keeps_its_protected_paths(tmp_path, tier, under):
+    """The agent's cwd a symlink to the workspace (``…/link``): the writable root was bound as
+    the link, the protected paths compared resolved, so none was bound read-only — a new
+    hook and a git alias reached the host. Every path is compared resolved now, and the line
+    still works from the link: the write lands, the secret is hidden, the ``cd`` is followed."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world = make_world(tmp_path)
+    real = world["work"]
+    base = Path(tempfile.mkdtemp(prefix="sg-link-", dir=under))
+    try:
+        link = base / "link"
+        link.symlink_to(real)
+        world["work"] = link
+        world["env"]["PWD"] = str(link)   # the agent's shell stands in the link
+        kept = [".git/hooks", ".git/config", ".envrc"]
+        cmd = fill(world, "touch made.txt; printf '#!/bin/sh\\ntouch $OUT/hook-ran\\n' > "
+                   ".git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; printf "
+                   "'[alias]\\n\\tst = !touch $OUT/hook-ran\\n' >> .git/config; echo evil >> .envrc; "
+                   "cat .env; cd docs", 0)
+        line = _ours(confined_line(world, cmd, "write", tier))
+        before = _state(real, kept)
+        proc = run_line(world, "bash", line + '\necho "at=$PWD"')
+        assert _state(real, kept) == before, proc.stderr
+        assert (real / "made.txt").exists(), proc.stderr
+        assert proc.stdout.endswith(f"at={link}/docs\n"), proc
+        if tier != "landlock":   # (there the workspace's own secrets are the classifier's: README)
+            assert CANARY not in proc.stdout, proc.stdout
+        host_git({"ws": real, "home": world["home"]})
+        assert not (world["out"] / "hook-ran").exists()
+    finally:
+        shutil.rmtree(base)
+
+
+def _git_world(tmp_path: Path) -> tuple[dict, Path]:
+    """make_world's workspace with a linked worktree inside it (wt/in) and one beside it (wt2),
+    a submodule ``sub`` holding a nested one (``sub/inner``), and two fake git dirs whose hook
+    and ``core.fsmonitor`` touch ``$OUT/hook-ran``: ``evil`` (a copy of the main one) and
+    ``evilsub`` (of the submodule's)."""
+    world = make_world(tmp_path)
+    ws, root = world["work"], world["root"]
+    git = ["git", "-c", "user.email=t@e", "-c", "user.name=t", "-c", "protocol.file.allow=always"]
+
+    def run(*args: str, cwd: Path) -> None:
+        subprocess.run([*git, *args], cwd=cwd, check=True, capture_output=True)
+
+    for name in ("inner", "src"):
+        (root / name).mkdir()
+        run("init", "-q", cwd=root / name)
+        (root / name / "f").write_text(name)
+        run("add", "f", cwd=root / name)
+        run("commit", "-qm", name, cwd=root / name)
+    run("submodule", "add", "-q", str(root / "inner"), "inner", cwd=root / "src")
+    run("commit", "-qm", "inner", cwd=root / "src")
+    run("submodule", "add", "-q", str(root / "src"), "sub", cwd=ws)
+    run("submodule", "update", "--init", "--recursive", "-q", cwd=ws)
+    run("commit", "-qm", "sub", cwd=ws)
+    run("worktree", "add", "-q", "wt/in", "-b", "in", cwd=ws)
+    run("worktree", "add", "-q", str(root / "wt2"), "-b", "wt2", cwd=ws)
+    planted = f"#!/bin/sh\ntouch {world['out']}/hook-ran\n"
+    monitor = f'[core]\n\tfsmonitor = "touch {world["out"]}/hook-ran; false"\n'
+    for fake, source, top in (("evil", ".git", None), ("evilsub", ".git/modules/sub", "../sub")):
+        shutil.copytree(ws / source, ws / fake, symlinks=True)
+        (ws / fake / "hooks" / "pre-commit").write_text(planted)
+        (ws / fake / "hooks" / "pre-commit").chmod(0o755)
+        cfg = (ws / fake / "config").read_text()
+        cfg = cfg.replace("worktree = ../../../sub", f"worktree = {top}") if top else cfg
+        (ws / fake / "config").write_text(cfg + monitor)
+    return world, ws
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("case", load("git_pointers.jsonl"), ids=lambda c: f"{c['at']}:{c['cmd'][:50]}")
+def test_no_pointer_to_a_git_dir_can_be_rewritten(tmp_path, case, tier):
+    """corpus/git_pointers.jsonl: a linked worktree's ``commondir`` and ``.git`` file, a
+    submodule's ``.git`` file and a nested submodule's hooks and config were writable — a
+    rewritten one points the host's next git at a fake git dir whose hook or fsmonitor runs."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, ws = _git_world(tmp_path)
+    at = ws if case["at"] == "ws" else world["root"] / case["at"]
+    world["work"] = at
+    cmd = fill(world, case["cmd"], 0).replace("$WS", str(ws))
+    line = _ours(confined_line(world, cmd, "write", tier))
+    before = _state(at, case["kept"])
+    proc = run_line(world, "bash", line)
+    assert _state(at, case["kept"]) == before, proc.stderr
+    host = {"ws": ws, "wt2": world["root"] / "wt2"}.get(case["in"], ws / case["in"])
+    host_git({"ws": host.resolve(), "home": world["home"]})
+    assert not (world["out"] / "hook-ran").exists(), proc.stderr
+
+
+# --- host services' Unix sockets -------------------------------------------------------------
+
+@pytest.fixture
+def unix_world(tmp_path):
+    """A world whose HOME holds an agent's socket (``~/.1password/agent.sock``), with a
+    directory standing for /run (nscd's socket, journald's; under /var/tmp: the line's /tmp
+    is its own) and an abstract socket, all listening."""
+    world = make_world(tmp_path)
+    run = Path(tempfile.mkdtemp(prefix="shellgate-run-", dir="/var/tmp"))
+    (world["home"] / ".1password").mkdir()
+    (run / "nscd").mkdir()
+    paths = {"home": world["home"] / ".1password" / "agent.sock", "run": run / "nscd" / "socket"}
+    listeners = UnixListeners(paths, f"shellgate-test-{os.getpid()}-{tmp_path.name}")
+    yield world, listeners
+    listeners.close()
+    shutil.rmtree(run, ignore_errors=True)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("grant", ["read", "write"])
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_no_host_unix_socket_is_reached_without_the_network(unix_world, tier, grant, shell):
+    """A read-only mount does not stop connect(), and a socket file lies wherever its service
+    put it: an agent under HOME (1Password, ssh-agent, gpg-agent), nscd or systemd-resolved
+    under /run (which resolve any name from the host: a DNS query out with the network off).
+    Without a network grant no Unix socket is made, whatever its path or abstract name."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, listeners = unix_world
+    line = _ours(confined_line(world, unix_clients(listeners.targets), grant, tier))
+    proc = run_line(world, shell, line)
+    assert "reached" not in proc.stdout, proc.stdout
+    assert listeners.settle() == [], (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_a_network_grant_still_reaches_a_host_unix_socket(unix_world, tier):
+    """The positive control: granted the network, the same command reaches the sockets under
+    /run (so the test above can fail) — resolving a name needs nscd or systemd-resolved."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world, listeners = unix_world
+    line = _ours(confined_line(world, unix_clients(listeners.targets), "network", tier))
+    proc = run_line(world, "bash", line)
+    assert "run" in listeners.settle(), (proc.stdout, proc.stderr)
+
+
+PAIRS = ("import socket, asyncio\n"
+         "a, b = socket.socketpair(); a.send(b'x'); print(b.recv(1))\n"
+         "a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET); a.send(b'y'); print(b.recv(1))\n"
+         "asyncio.run(asyncio.sleep(0)); print('loop')")
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+def test_a_connected_pair_still_works_without_the_network(tmp_path, tier):
+    """Sockets that reach only each other stay: socketpair() (stream, seqpacket), and with
+    it asyncio's event loop, libuv's pipes, the pre-spawned sandbox's control channel."""
+    if tier == "landlock":
+        _landlock_or_skip()
+    world = make_world(tmp_path)
+    line = _ours(confined_line(world, f"{shlex.quote(sys.executable)} -c {shlex.quote(PAIRS)}",
+                               "read", tier))
+    proc = run_line(world, "bash", line)
+    assert (proc.returncode, proc.stdout) == (0, "b'x'\nb'y'\nloop\n"), proc.stderr
+
+
+READERS_OF_RUN = [  # read-only commands whose answers come from /run, /var/log and /proc
+    ("who", "who -a"), ("last", "last -n 20"), ("w", "w -h"), ("users", "users"),
+    ("findmnt", "findmnt -n -o TARGET,SOURCE,FSTYPE /"), ("lsblk", "lsblk -o NAME,SIZE,TYPE"),
+]
+
+
+@pytest.mark.parametrize("tier", ["", "landlock"], ids=["probed", "landlock"])
+@pytest.mark.parametrize("program,cmd", READERS_OF_RUN, ids=[c for c, _ in READERS_OF_RUN])
+def test_readers_of_run_answer_as_they_do_unconfined(tmp_path, program, cmd, tier):
+    """What a read-only command needs from /run (utmp, the mount table) is files, read as
+    before: the refused Unix sockets cost them nothing."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    if tier == "landlock":
+        _landlock_or_skip()
+        if program in ("findmnt", "lsblk"):
+            pytest.skip("the Landlock tier hides /proc/self (README): no mount table there")
+    world = make_world(tmp_path)
+    plain = run_line(world, "bash", cmd)
+    confined = run_line(world, "bash", _ours(confined_line(world, cmd, "read", tier)))
+    assert (confined.returncode, confined.stdout, confined.stderr) == (
+        plain.returncode, plain.stdout, plain.stderr)

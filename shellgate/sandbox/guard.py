@@ -156,36 +156,101 @@ class Guard:
 
     A restore never follows a path that changed shape during the command: if a directory on
     the way is now a symlink or another directory's real path, writing the old content there
-    could land anywhere the command chose (as us, unconfined) — that case is only reported.
+    could land anywhere the command chose (as us, unconfined). With the writable ``roots``
+    known, such a directory is first made a plain one again (:func:`_straighten`): the link or
+    file the command put in its place is removed, never followed — left there, it led the
+    host's next git to a ``.git`` of the command's making.
     """
 
-    def __init__(self, paths: tuple[Path, ...], disk: Disk | None = None) -> None:
+    def __init__(self, paths: tuple[Path, ...], disk: Disk | None = None,
+                 roots: tuple[Path, ...] = ()) -> None:
         """``disk``: this command's lstat cache — paths it saw missing need no second look."""
         budget = [_MAX_ENTRIES]
         disk = disk or Disk()
         self._before = [(p, _MISSING if not disk.lexists(str(p)) else _snap(p, budget),
-                         disk.realpath(str(p.parent))) for p in paths]
+                         disk.realpath(str(p.parent)), _way(p, roots, disk)) for p in paths]
 
     def check(self) -> list[str]:
         out: list[str] = []
-        for path, before, parent in self._before:
+        for path, before, parent, way in self._before:
             after = _snap(path, [_MAX_ENTRIES])
             if _same(before, after):
                 continue
-            ok = _restore_under(path, before, parent)
+            ok = _restore_under(path, before, parent, way)
             verb = "removed" if before.kind == "missing" else "restored"
             out.append(f"write to protected path {path} {'was ' + verb if ok else 'could not be undone'}")
         return out
 
 
-def _restore_under(path: Path, want: _State, parent_real: str) -> bool:
-    """:func:`_restore`, only if ``path``'s directory still resolves where it did before."""
+# The directories between a writable root and a protected path, root first, each with what
+# stood there before the command: (type, device, inode), or None where nothing did.
+Way = tuple[tuple[str, tuple[int, int, int] | None], ...]
+
+
+def _ident(st: os.stat_result | None) -> tuple[int, int, int] | None:
+    return None if st is None else (stat.S_IFMT(st.st_mode), st.st_dev, st.st_ino)
+
+
+def _way(path: Path, roots: tuple[Path, ...], disk: Disk) -> Way:
+    top = max((str(r) for r in roots if r in path.parents), key=len, default=None)
+    if top is None:
+        return ()
+    return tuple((str(d), _ident(disk.lstat(str(d)))) for d in reversed(path.parents)
+                 if len(str(d)) > len(top))
+
+
+def _straighten(way: Way) -> None:
+    """Each directory of ``way`` that was a plain one and is now a link or a file (the command
+    moved the directory away and put that in its place) is removed and made again, empty;
+    the first that was no directory before and is a link or a file now is removed, and
+    nothing below it can stand then. What did not change is left as it is; a link is
+    removed, never followed."""
+    for d, was in way:
+        try:
+            st: os.stat_result | None = os.lstat(d)
+        except FileNotFoundError:
+            st = None
+        now = _ident(st)
+        if now == was or (st is not None and stat.S_ISDIR(st.st_mode)):
+            continue
+        if st is not None:
+            os.unlink(d)
+        if was is None or was[0] != stat.S_IFDIR:
+            return
+        os.mkdir(d, 0o755)
+
+
+def _restore_under(path: Path, want: _State, parent_real: str, way: Way = ()) -> bool:
+    """:func:`_restore`, only if ``path``'s directory still resolves where it did before
+    (after :func:`_straighten` of ``way``, when it did not)."""
     try:
+        if os.path.realpath(path.parent) != parent_real and way:
+            _straighten(way)
         if os.path.realpath(path.parent) != parent_real:
-            return False
+            return want.kind == "missing" and not os.path.lexists(path)
         return _restore(path, want)
     except OSError:
         return False
+
+
+def undo_created(marked: tuple[str, ...]) -> list[str]:
+    """Remove what a command made at protected paths where nothing stood (a missing one cannot
+    be bound read-only: bwrap would create it), as the hook's line does after its sandbox:
+    violations, one per path undone. Each path is written ``ANCHOR//REST`` — ANCHOR the
+    directory nearest to it that existed when the line was built (bound onto itself there, so
+    still the very same one), REST what did not, and may now (:func:`_straighten`)."""
+    out: list[str] = []
+    for mark in marked:
+        anchor, sep, rest = mark.partition("//")
+        if not (sep and anchor and rest) or os.path.isabs(rest):
+            continue
+        path = Path(anchor, rest)
+        if not os.path.lexists(path) and os.path.realpath(path.parent) == str(path.parent):
+            continue
+        way = tuple((str(d), None) for d in reversed(path.parents) if len(str(d)) > len(anchor))
+        ok = _restore_under(path, _MISSING, str(path.parent), way)
+        out.append(f"write to protected path {path} {'was removed' if ok else 'could not be undone'}")
+    return out
 
 
 class Pins:

@@ -5,7 +5,8 @@ containers where bwrap cannot). Its limits shape the rest of the tier: rights gr
 directory hold for everything below it, so it cannot protect ``.git/hooks`` inside a writable
 workspace (guard.py restores those instead), and a read-deny can only be built by granting
 read on every *sibling* along the path to the hidden one (names stay listable). TCP rules
-(ABI ≥ 4) miss UDP, so seccomp refuses non-Unix sockets as well.
+(ABI ≥ 4) miss UDP, and no rule covers ``connect()`` to a socket file before ABI 9, so without
+the network seccomp refuses every socket as well.
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ PROTECTED_NAMES: tuple[str, ...] = (
 # and their secrets are the classifier's to guard.
 _VISIBLE_LEAKS: tuple[str, ...] = (".git/config",)
 
-# Absolute: sockets whose peer runs commands for us outside the sandbox.
+# Absolute: sockets whose peer runs commands for us outside the sandbox, hidden even where the
+# network is granted (without it, no Unix socket can be made at all: seccomp.py).
 MASKED_ABSOLUTE: tuple[str, ...] = (
     "/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
     "/run/podman/podman.sock", "/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket",

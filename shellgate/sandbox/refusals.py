@@ -45,8 +45,8 @@ def notes(policy: Policy, stderr: str, cwd: Path, exit_code: int | None) -> tupl
                    f"{', '.join(roots)} and the private /tmp may be written")
     if not policy.network and (_NO_NETWORK.search(tail) or (
             "Operation not permitted" in tail and "socket" in tail)):
-        out.append("the network is off inside the sandbox (the command was not allowed as a "
-                   "network command)")
+        out.append("the network is off inside the sandbox, Unix sockets included (the command "
+                   "was not allowed as a network command)")
     return tuple(dict.fromkeys(out))
 
 

@@ -240,7 +240,7 @@ class Sandbox:
         env = self.env_for(policy, cwd)
         disk = Disk()  # one look at each path for the mounts, their identity and the guard
         guarded, mounted = self._guarded(policy, tier, disk)
-        guard, pins = Guard(guarded, disk), Pins(mounted, disk)
+        guard, pins = Guard(guarded, disk, policy.roots()), Pins(mounted, disk)
         try:
             job, status_r, server = self._start(tier, policy, command, cwd, tmp, home, env,
                                                 notes, disk, around)

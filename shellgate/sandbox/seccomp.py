@@ -4,11 +4,22 @@ Defence in depth under bwrap (passed as ``--seccomp FD``) and the network/escape
 the Landlock tier. It refuses the syscalls that reach around a filesystem sandbox (ptrace,
 mount and the new mount API, namespaces, bpf, kernel modules, keyrings, io_uring — whose
 operations bypass seccomp — , handle-based opens, TIOCSTI injection) and, when the network is
-off, every socket family but AF_UNIX — or, when the sandbox has a network namespace of its
-own (bwrap's ``--unshare-net``: only a loopback, nothing reaches the host's), every family but
-AF_UNIX, AF_INET and AF_INET6 (``loopback=True``: servers and clients inside may meet there).
+off, every socket — or, when the sandbox has a network namespace of its own (bwrap's
+``--unshare-net``: only a loopback, nothing reaches the host's), every socket but AF_INET and
+AF_INET6 ones (``loopback=True``: servers and clients inside may meet there). A connected
+pair (``socketpair``, stream or seqpacket) stays: pipes made of sockets (asyncio's loop,
+libuv's) reach nothing but each other.
 A foreign architecture (or x32) kills the process: syscall numbers would mean something else
 there.
+
+Unix sockets go with the network because they are the host's services' doors, and no mount
+can close them: a socket file is reached through the filesystem wherever it lies
+(``~/.1password/agent.sock``, ``$SSH_AUTH_SOCK``, nscd's and systemd-resolved's, whose peers
+resolve ``secret.evil.example`` from the host — a DNS query out with the network "off"), and
+a read-only mount does not stop ``connect()``. Landlock cannot refuse it before ABI 9
+(``LANDLOCK_ACCESS_FS_RESOLVE_UNIX``). Seccomp cannot read the path ``connect()`` is given,
+but it can refuse the family at ``socket()``, every path and abstract name at once. A
+datagram pair is refused too: ``sendto()`` on it may name any socket file.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from .._record import record
 
 # classic BPF opcodes
 _LD_W_ABS = 0x20           # BPF_LD | BPF_W | BPF_ABS
+_AND_K = 0x54              # BPF_ALU | BPF_AND | BPF_K
 _JEQ_K, _JGE_K, _JSET_K = 0x15, 0x35, 0x45
 _RET_K = 0x06
 
@@ -77,6 +89,7 @@ DENIED_SYSCALLS: tuple[str, ...] = (
 _CLONE_NEW = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _CLONE_NEWTIME = 0x80
 AF_UNIX, AF_INET, AF_NETLINK, AF_INET6 = 1, 2, 16, 10
+SOCK_STREAM, SOCK_SEQPACKET, _SOCK_TYPE_MASK = 1, 5, 0xF   # (the type's high bits are flags)
 _TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
 
 
@@ -89,6 +102,9 @@ class _Asm:
 
     def ld(self, off: int) -> None:
         self.ins.append((_LD_W_ABS, 0, 0, off))
+
+    def and_(self, k: int) -> None:
+        self.ins.append((_AND_K, 0, 0, k))
 
     def jmp(self, op: int, k: int, jt: str | int = 0, jf: str | int = 0) -> None:
         self.ins.append((op, jt, jf, k))
@@ -136,7 +152,7 @@ def build_filter(*, network: bool, loopback: bool = False, arch_name: str | None
     a.jmp(_JEQ_K, nr["unshare"], "unshare", 0)
     a.jmp(_JEQ_K, nr["ioctl"], "ioctl", 0)
     a.jmp(_JEQ_K, nr["socket"], "socket", 0)
-    a.jmp(_JEQ_K, nr["socketpair"], "socket", 0)
+    a.jmp(_JEQ_K, nr["socketpair"], "socket" if network else "socketpair", 0)
     a.ret(SECCOMP_RET_ALLOW)
 
     a.label("clone")
@@ -151,13 +167,22 @@ def build_filter(*, network: bool, loopback: bool = False, arch_name: str | None
     a.jmp(_JEQ_K, _TIOCLINUX, "eperm", "allow")
     a.label("socket")
     a.ld(_arg_lo(0))
-    a.jmp(_JEQ_K, AF_UNIX, "allow", 0)
+    if network:
+        a.jmp(_JEQ_K, AF_UNIX, "allow", 0)
     if network or loopback:
         a.jmp(_JEQ_K, AF_INET, "allow", 0)
         a.jmp(_JEQ_K, AF_INET6, "allow", 0)
     if network:
         a.jmp(_JEQ_K, AF_NETLINK, "allow", 0)  # getaddrinfo(AI_ADDRCONFIG) asks the kernel
     a.ret(eperm)
+    if not network:   # a pair connected to itself: only a stream or seqpacket one stays so
+        a.label("socketpair")
+        a.ld(_arg_lo(0))
+        a.jmp(_JEQ_K, AF_UNIX, 0, "eperm")
+        a.ld(_arg_lo(1))
+        a.and_(_SOCK_TYPE_MASK)
+        a.jmp(_JEQ_K, SOCK_STREAM, "allow", 0)
+        a.jmp(_JEQ_K, SOCK_SEQPACKET, "allow", "eperm")
 
     a.label("allow")
     a.ret(SECCOMP_RET_ALLOW)

@@ -8,6 +8,7 @@ worktree writable breaks ``git commit`` there (anthropics/claude-code#33615, ope
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .._record import record
@@ -82,17 +83,70 @@ def git_paths(layout: GitLayout, disk: Disk | None = None) -> tuple[tuple[Path, 
 
     Writable: the worktree's own gitdir and the common dir's object/ref stores and the other
     worktrees' gitdirs. Protected (read-only, never hidden — read-denying them breaks git,
-    anthropics/claude-code#80278): every hooks directory and config file git would honour.
+    anthropics/claude-code#80278): every file git reads to find the configuration and hooks
+    it runs, in the common dir and in every git dir below its ``modules/`` (submodules, nested
+    ones too): :data:`_GIT_DIR`, each worktree's :data:`_PER_WORKTREE` files, and the ``.git``
+    file of each linked worktree and submodule checkout (``gitdir: …``: rewritten, it points
+    git at a directory the command made — a ``git status`` in the superproject runs one in
+    every submodule, with that directory's ``core.fsmonitor``).
     ``packed-refs`` stays read-only when the common dir itself is not writable (commands that
     rewrite it, like deleting a packed branch, then fail instead of silently escaping).
     """
+    disk = disk or Disk()
     c = layout.common
     writable = [layout.gitdir] if layout.linked else []
     writable += [c / "objects", c / "refs", c / "logs", c / "worktrees"] if layout.linked else []
-    # commondir re-points git at another repository (and its config) for every later command.
-    protected = [c / "hooks", c / "config", c / "config.worktree", c / "commondir", c / "info"]
-    protected += [layout.gitdir / "config.worktree", layout.gitdir / "commondir"] if layout.linked else []
-    for sub, names in (("worktrees", ("config.worktree",)), ("modules", ("hooks", "config"))):
-        entries = [c / sub / n for n in (disk or Disk()).listdir(str(c / sub))]
-        protected += [e / n for e in entries[:256] for n in names]
+    protected = [layout.top / ".git"] if layout.linked else []
+    protected += [layout.gitdir / n for n in _PER_WORKTREE] if layout.linked else []
+    for gitdir in (c, *_modules(c, disk)):
+        protected += [gitdir / n for n in _GIT_DIR]
+        if gitdir != c and (checkout := _module_checkout(gitdir, disk)) is not None:
+            protected.append(checkout / ".git")
+        for name in disk.listdir(str(gitdir / "worktrees"))[:_MAX_GIT_DIRS]:
+            admin = gitdir / "worktrees" / name
+            protected += [admin / n for n in _PER_WORKTREE]
+            if dotgit := _read_pointer(admin / "gitdir", disk=disk):   # that worktree's .git file
+                protected.append(Path(os.path.normpath(admin / dotgit)))
     return tuple(writable), tuple(dict.fromkeys(protected))
+
+
+# What a git dir holds that makes git run something: hooks, configuration, the pointer to
+# another repository's (``commondir``, honoured in any git dir), and ``info/`` (attributes
+# naming the filter and diff drivers the configuration defines).
+_GIT_DIR = ("hooks", "config", "config.worktree", "commondir", "info")
+# A linked worktree's own (gitrepository-layout(5)): ``commondir`` re-points git at another
+# repository's configuration and hooks for every later command there, ``config.worktree`` is
+# configuration. (``gitdir`` only leads back to the worktree, read by ``git worktree prune``;
+# ``HEAD``, ``index`` and ``logs`` name commits, and run nothing.)
+_PER_WORKTREE = ("commondir", "config.worktree")
+_MAX_GIT_DIRS = 256   # worktrees, and submodule git dirs, looked at per repository
+
+
+def _modules(common: Path, disk: Disk) -> list[Path]:
+    """The submodules' git dirs under ``common/modules``, nested ones too (a name may hold
+    slashes: a git dir is a directory with a ``HEAD``), as git's own walk finds them."""
+    out: list[Path] = []
+    todo = [common / "modules"]
+    while todo and len(out) < _MAX_GIT_DIRS:
+        d = todo.pop()
+        names = disk.listdir(str(d))
+        if d != common / "modules" and "HEAD" in names:
+            out.append(d)
+            todo.append(d / "modules")
+            continue
+        todo += [d / n for n in names if disk.isdir(str(d / n)) and not disk.islink(str(d / n))]
+    return out
+
+
+def _module_checkout(gitdir: Path, disk: Disk) -> Path | None:
+    """The checkout of a submodule's git dir: its ``core.worktree`` (git writes it, relative
+    to the git dir), or None."""
+    from ..bash.git.config import ConfigError, parse_config
+
+    text = disk.read_text(str(gitdir / "config"))
+    try:
+        entries = parse_config(text) if text else ()
+    except ConfigError:
+        return None
+    found = [e.value for e in entries if (e.section, e.subsection, e.key) == ("core", None, "worktree")]
+    return Path(os.path.normpath(gitdir / found[-1])) if found and found[-1] else None
