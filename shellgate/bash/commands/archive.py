@@ -10,9 +10,9 @@ each letter of the first word a flag, values taken from the following words in o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
+from ..._lazyre import lazy_compile
 from ..ir import Word
 from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes, is_wild, run_checks
 
@@ -215,11 +215,12 @@ XZS = tuple(Command(n, safe=_XZ, unsafe=_XZ_UNSAFE, check=_stdout_check(
 # nothing else). A switch is accepted only when its whole word matches one of these; `@file`
 # (a list file, read) and `-ai`/`-ax`/`-i@`/`-x@` are refused, and so is an archive name with
 # 7-Zip's own wildcards (7z expands `*`/`?` in the archive name itself, over a directory).
-_7Z_SWITCHES = re.compile(r"-(?:slt|ba|bd|bt|bb[0-3]?|bs[oep][0-2]|y|an|spd|ssc-?|r[-0]?|t[a-z0-9.#*]+"
-                          r"|p[^@]*|sc[cs][a-z0-9-]+|[ix]r?[-0]?![^@]*)", re.IGNORECASE)
+_7Z_SWITCHES = lazy_compile(r"(?i)-(?:slt|ba|bd|bt|bb[0-3]?|bs[oep][0-2]|y|an|spd|ssc-?|r[-0]?"
+                            r"|t[a-z0-9.#*]+|p[^@]*|sc[cs][a-z0-9-]+|[ix]r?[-0]?![^@]*)")
 
 
 def sevenzip(call: Call) -> list[Finding]:
+    """``7z l ARCHIVE [NAMES…]`` with listed switches only (the comment above)."""
     name = call.command.name
     out: list[Finding] = []
     command: Word | None = None
