@@ -144,7 +144,10 @@ class _Table:
     always: tuple[_Alt, ...]
     always_heads: tuple[str, ...]               # a path one of `always` matches starts with one
     ancestors: dict[str, tuple[_Alt, ...]]      # each prefix of a rule's directory -> those rules
-    nested: tuple[_Alt, ...]                    # anywhere rules of two segments or more
+    # anywhere rules of two segments or more, by the last segment of each head a tree may end
+    # with (`.claude` -> `.claude/settings*.json`): (literal last segments, glob ones)
+    nested: dict[str, tuple[tuple[_Alt, _Head], ...]]
+    nested_globs: tuple[tuple[re.Pattern[str], _Alt, _Head], ...]
     leak_names: str                             # regex source: names an anywhere leak rule may end with
     key: TableKey                               # what it was compiled for: (HOME, watched patterns)
 
@@ -217,10 +220,36 @@ def _index(alts: list[_Alt], key: TableKey) -> _Table:
                   tuple((k, tuple(v)) for k, v in by_glob.items()),
                   tuple(sorted(heads)), tuple(sorted(tails)),
                   "|".join(f"(?:{k})" for k in by_glob) or "(?!)", tuple(always), _heads_of(always),
-                  {k: tuple(v) for k, v in ancestors.items()},
-                  tuple(a for a in alts if a.anywhere and len(a.rel_text) > 2),
+                  {k: tuple(v) for k, v in ancestors.items()}, *_nested(alts),
                   "|".join(sorted({seg_regex(a.rel_text[-1]) for a in alts if a.anywhere
                                    and a.rule.leak and a.rel_text[-1] != STARSTAR})), key)
+
+
+# The first segments of a rule, each a literal name or a compiled glob.
+_Head = tuple["str | re.Pattern[str]", ...]
+
+
+def _nested(alts: list[_Alt]) -> tuple[dict[str, tuple[tuple[_Alt, _Head], ...]],
+                                        tuple[tuple[re.Pattern[str], _Alt, _Head], ...]]:
+    """The heads of the anywhere rules (``_Table.nested``): for each rule, its first j
+    segments for each j short of its length (and before a ``**``), by the j-th segment."""
+    literal: dict[str, list[tuple[_Alt, _Head]]] = {}
+    globs: list[tuple[re.Pattern[str], _Alt, _Head]] = []
+    for a in alts:
+        rel = a.rel_text[1:]
+        if not a.anywhere or len(rel) < 2:
+            continue
+        head: list[str | re.Pattern[str]] = []
+        for seg in rel[:-1]:
+            if seg == STARSTAR:
+                break
+            head.append(re.compile(seg_regex(seg)) if has_glob(seg) else seg)
+            last = head[-1]
+            if isinstance(last, str):
+                literal.setdefault(last, []).append((a, tuple(head)))
+            else:
+                globs.append((last, a, tuple(head)))
+    return {k: tuple(v) for k, v in literal.items()}, tuple(globs)
 
 
 def _heads_of(alts: list[_Alt]) -> tuple[str, ...]:
@@ -788,19 +817,17 @@ def _ancestor_alts(path: str, table: _Table, home: str) -> tuple[_Alt, ...]:
         low = home + (m.group(1) or m.group(2) or "")
     found = table.ancestors.get(low, ())
     segs = low.split("/")
-    nested = tuple(a for a in table.nested if _ends_with_head(segs, a.rel_text[1:]))
+    last = segs[-1]
+    heads = [*table.nested.get(last, ()), *((a, h) for rx, a, h in table.nested_globs if rx.fullmatch(last))]
+    nested = tuple(dict.fromkeys(a for a, h in heads if _ends_with(segs, h)))
     return found + nested if nested else found
 
 
-def _ends_with_head(segs: list[str], rel: tuple[str, ...]) -> bool:
-    """Whether ``segs`` ends with the first j segments of ``rel`` for some j short of all of
-    them (a ``**`` ends the heads that can be told)."""
-    for j in range(1, len(rel)):
-        if rel[j - 1] == STARSTAR or j > len(segs):
-            return False
-        if all(_rx(seg_regex(rel[k])).fullmatch(segs[len(segs) - j + k]) for k in range(j)):
-            return True
-    return False
+def _ends_with(segs: list[str], head: _Head) -> bool:
+    """Whether ``segs`` ends with ``head`` (its last segment is known to match already)."""
+    n = len(head)
+    return n <= len(segs) and all(h == s if isinstance(h, str) else h.fullmatch(s)
+                                  for h, s in zip(head[:-1], segs[len(segs) - n:-1], strict=True))
 
 
 # Not walked into: dependency caches (their test keys are not the user's) and `.git` (every
