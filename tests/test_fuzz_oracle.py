@@ -16,7 +16,7 @@ from shellgate.fuzz.oracle import Oracle, OracleUnavailable
 
 # The read-only list these tests use (the real one comes from the classifier's tables).
 LISTED = frozenset({"ls", "cat", "head", "git", "grep", "sort", "env", "wc", "find", "df", "sha256sum",
-                    "tar", "tee"})
+                    "tar", "tee", "7z"})
 
 
 @pytest.fixture(scope="module", params=["batch", "single"])
@@ -166,6 +166,14 @@ def test_a_programs_own_helpers_are_not_execs(traced):
     # tar running gzip is tar's job; the write to /tmp is the only effect.
     assert {e.kind for e in obs.effects} == {"write"}, obs.effects
     assert any(p.endswith("/gzip") for p in obs.execs)
+
+
+@pytest.mark.skipif(not os.path.isdir("/usr/lib/p7zip") or shutil.which("7z") is None,
+                    reason="Debian's p7zip (a /usr/bin/7z script running /usr/lib/p7zip/7z) is not installed")
+def test_a_program_running_its_own_binary_is_not_an_exec(traced):
+    obs = traced.run("7z a -bso0 /tmp/a.7z README.md >/dev/null; 7z l /tmp/a.7z")
+    assert {e.kind for e in obs.effects} == {"write"}, obs.effects   # the archive in /tmp only
+    assert any(p == "/usr/lib/p7zip/7z" for p in obs.execs)
 
 
 def test_helpers_only_count_for_their_own_runner(traced):

@@ -68,12 +68,16 @@ HELPERS: dict[str, frozenset[str]] = {
 
 # Programs that re-run their own binary from a directory of their own: git runs
 # ``$(git --exec-path)/git`` for the plumbing behind some porcelain (``describe --broken`` runs
-# ``diff-index``, ``rev-parse --show-superproject-working-tree`` runs ``ls-files``). Only that
-# very name counts, never the directory's other helpers (``git-remote-https`` is the network).
+# ``diff-index``, ``rev-parse --show-superproject-working-tree`` runs ``ls-files``); Debian's
+# ``/usr/bin/7z`` is a script that execs ``/usr/lib/p7zip/7z``. Only that very name counts,
+# never the directory's other helpers (``git-remote-https`` is the network).
+_OWN_DIRS = dict.fromkeys(("7z", "7za", "7zr"), ("/usr/lib/p7zip",))
+
+
 @functools.cache
 def own_dirs(runner: str) -> tuple[str, ...]:
     if runner != "git":
-        return ()
+        return _OWN_DIRS.get(runner, ())
     import subprocess
 
     try:
