@@ -6,9 +6,10 @@ Global options: ``-c``/``--config-env`` (set config, e.g. ``core.pager``), ``--g
 is followed (the config of the repository there is checked). Subcommand options must be spelled
 in full: git abbreviates long options, and refusing abbreviations is the one way to be sure an
 abbreviation never means an option we did not list. ``--output``, ``--ext-diff``,
-``--textconv``, ``--show-signature``, ``-O``/``--open-files-in-pager`` and ``%G`` signature
-formats are refused. Network subcommands (fetch, pull, push, clone, ls-remote) are NETWORK,
-and say so when the repository's own configuration names a program they would run
+``--textconv``, ``--show-signature``, ``-O``/``--open-files-in-pager`` and formats with a
+signature placeholder (``%G?``, ``%+GS`` …: ``keys.shows_signatures``) are refused. Network
+subcommands (fetch, pull, push, clone, ls-remote) are NETWORK, and say so when the
+repository's own configuration names a program they would run
 (:func:`shellgate.bash.git.config.network_problems`; the path scanner makes that a prompt).
 Every git command — a read form, ``git --version`` too (trace2 targets write) — also runs
 :func:`shellgate.bash.git.config.check` for every directory the command may run in, and is not
@@ -115,7 +116,7 @@ def _formats(p: Parsed, call: Call) -> Iterable[Finding]:
     for o in p.opts:
         if o.flag.names[0] in ("--format", "--pretty") and o.value is not None:
             t = o.value.text
-            if "%G" in t or "%(signature" in t:
+            if gitkeys.shows_signatures(t):
                 yield Finding(f"git format {t!r} shows signatures (runs gpg)", o.word.span, "readonly.flag")
 
 

@@ -54,8 +54,8 @@ _MAX_MODULES = 200
 
 @record
 class Entry:
-    section: str      # lower-case
-    subsection: str | None
+    section: str      # lower-case: the variable's name up to its first dot
+    subsection: str | None  # between its first and last dot (`[diff.x "y"]`: x.y); None: no dot
     key: str          # lower-case
     value: str | None  # None: a bare key (boolean true)
 
@@ -145,9 +145,13 @@ def _header(text: str, i: int) -> tuple[str, str | None, int]:
     if j >= n or text[j] != "]":
         raise ConfigError("unterminated section header")
     j += 1
-    if "." in name and sub is None:  # legacy [section.subsection]
-        name, _, sub = name.partition(".")
-        sub = sub.lower()
+    if "." in name:
+        # git lower-cases the dotted name and appends the quoted subsection verbatim: `[a.B]` is
+        # `a.b.*` and `[diff.x "Y"]` is `diff.x.Y.*` (what `git config -l` prints). A variable's
+        # subsection is what lies between its first and last dot (``parse_config_key``), so the
+        # driver of `[diff.x "y"]` is `x.y`, the same as that of `[diff "x.y"]`.
+        name, _, rest = name.lower().partition(".")
+        sub = rest if sub is None else f"{rest}.{sub}"
     return name.lower(), sub, j
 
 

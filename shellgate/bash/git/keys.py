@@ -20,7 +20,8 @@ that runs the program must never be called read-only.
   help, gui …): listed so that the table is complete and the reason is known.
 
 ``when`` names the values that run something (``WHEN``): ``core.fsmonitor = false`` does not,
-``pretty.<name>`` does only when the format shows signatures (``%G…``, ``%(signature)``: gpg).
+``pretty.<name>`` does only when the format shows signatures (``%G…``, ``%+G?``: gpg; read by
+:func:`shows_signatures`); a boolean is read as git reads it (:func:`git_bool`).
 
 To add a key: one ``GitKey`` line here (a pattern is ``section.key`` or
 ``section.<subsection-glob>.key``, lower-case, ``*`` for a placeholder); a key that runs
@@ -30,6 +31,7 @@ nothing goes in ``REVIEWED_KEYS`` with the reason.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Callable
 from enum import StrEnum
 from functools import lru_cache
@@ -43,22 +45,76 @@ class Runs(StrEnum):
     OTHER = "other"      # only forms that are never read-only
 
 
-_FALSE = frozenset({"false", "no", "off", "0", ""})
-_TRUE = frozenset({"true", "yes", "on", "1"})
-
-
 def _value(v: str | None) -> str:
     return (v or "").strip().lower()
+
+
+# git_parse_signed reads an int as strtoimax(value, &end, 0) does (blanks, a sign, 0x hex, 0 octal)
+# and accepts a unit after it: k, m or g, in either case.
+_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(.*)", re.S)
+_UNIT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_INT_MAX = (1 << 31) - 1
+
+
+def git_bool(v: str | None) -> bool | None:
+    """The boolean git reads from a configuration value (``git_parse_maybe_bool``): a bare key is
+    true, an empty value false, true/yes/on and false/no/off in any case, else an int that
+    ``git_parse_int`` accepts — ``2``, ``-1``, ``0x10``, ``1k`` are true, ``0`` and ``-0`` false.
+    None: git rejects the value (``git config --bool`` dies; ``" yes "`` quoted, ``08``, ``1 ``).
+    Checked against ``git config --bool`` by ``tests/test_readonly_gitconfig.py``."""
+    if v is None:
+        return True
+    if not v:
+        return False
+    if v.lower() in ("true", "yes", "on"):
+        return True
+    if v.lower() in ("false", "no", "off"):
+        return False
+    m = _INT.fullmatch(v)
+    factor = _UNIT.get(m.group(3).lower()) if m else None
+    if m is None or factor is None:
+        return None
+    n = int(m.group(2), 16 if m.group(2)[1:2] in ("x", "X") else 8 if m.group(2)[:1] == "0" else 10)
+    if n * factor > _INT_MAX:   # git checks the magnitude against INT_MAX: -2147483648 is refused
+        return None
+    return n != 0
+
+
+def _runs_if_true(v: str | None) -> bool:
+    """A boolean key: true as git reads it, or a value git rejects (git dies on it, but maybe
+    only after other work, a lazy fetch say, has run: fail closed)."""
+    return git_bool(v) is not False
+
+
+def shows_signatures(fmt: str) -> bool:
+    """Whether a pretty format (``--format``, ``format.pretty``, ``pretty.<name>``) has a
+    placeholder that verifies signatures (runs gpg.program). git expands ``%%`` to a percent
+    sign; any other ``%`` starts a placeholder, after at most one of the modifiers ``+``, ``-``
+    and a blank; and every placeholder starting with ``G`` (``%G?``, ``%GS``, ``%GK``, ``%GF``,
+    ``%GP``, ``%GT``, ``%GG``, and an unknown ``%Gx`` too) checks the commit's signature before
+    it looks at the next letter (``format_commit_one``). A column spec ``%<(…)`` is a
+    placeholder of its own, so the one after it is read the same way. ``%(signature`` counts
+    too (newer gits' ref formats)."""
+    i = 0
+    while (i := fmt.find("%", i)) >= 0:
+        if fmt.startswith("%%", i):
+            i += 2
+            continue
+        j = i + 1 + (fmt[i + 1:i + 2] in ("+", "-", " "))
+        if fmt.startswith("G", j) or fmt.startswith("(signature", j):
+            return True
+        i += 1
+    return False
 
 
 # Which values of a key run something. ``sub`` is the entry's subsection (None without one).
 WHEN: dict[str, Callable[[str | None, str | None], bool]] = {
     "set": lambda v, sub: True,                                   # any value, even empty
-    "not_false": lambda v, sub: v is None or _value(v) not in _FALSE,
-    "valued_not_false": lambda v, sub: v is not None and _value(v) not in _FALSE,
-    "true": lambda v, sub: v is None or _value(v) in _TRUE,
-    "signing": lambda v, sub: v is None or _value(v) not in _FALSE,  # true / if-asked
-    "signature_format": lambda v, sub: "%g" in _value(v) or "%(signature" in _value(v),
+    "not_false": lambda v, sub: _runs_if_true(v),                 # a program, or a boolean
+    "valued_not_false": lambda v, sub: v is not None and _runs_if_true(v),
+    "true": lambda v, sub: _runs_if_true(v),
+    "signing": lambda v, sub: _runs_if_true(v),                   # true / if-asked
+    "signature_format": lambda v, sub: shows_signatures(v or ""),
     "shell_alias": lambda v, sub: _value(v).startswith("!"),
     "bang": lambda v, sub: _value(v).startswith("!"),
     "absolute": lambda v, sub: _value(v).startswith("/"),
@@ -114,6 +170,9 @@ PROGRAM_KEYS: tuple[GitKey, ...] = (
        "any form that needs an object the partial clone lacks (show, diff, log -p, blame …)"),
     _k("remote.*.promisor", "makes the remote a promisor: read forms fetch missing objects from it",
        f"{R} {N}", "as extensions.partialClone", "true"),
+    _k("remote.*.partialCloneFilter", "makes the remote a promisor as remote.*.promisor does (git "
+       "2.39 registers a promisor remote for it): read forms fetch missing objects from it",
+       f"{R} {N}", "as extensions.partialClone"),
     _k("trace2.normalTarget", "writes trace output (a file or socket) on every git command", R,
        "every git command"),
     _k("trace2.perfTarget", "writes trace output (a file or socket) on every git command", R,
@@ -370,7 +429,7 @@ def program_key(section: str, subsection: str | None, key: str, value: str | Non
 NETWORK_SUBCOMMANDS = frozenset({"fetch", "pull", "push", "clone", "ls-remote"})
 
 # Keys that only matter when git may fetch missing objects (``--no-lazy-fetch`` turns that off).
-LAZY_FETCH = frozenset({"extensions.partialClone", "remote.*.promisor"})
+LAZY_FETCH = frozenset({"extensions.partialClone", "remote.*.promisor", "remote.*.partialCloneFilter"})
 # Keys that only matter when git starts a pager: never when its stdout is not a terminal
 # (``git_pager`` returns no pager unless ``isatty(1)``) or with ``--no-pager``/``-P``.
 PAGER = frozenset({"core.pager", "pager.*"})
