@@ -338,3 +338,19 @@ def test_alias_named_like_a_read_form(repo: tuple[Path, Path]) -> None:
     _git("config", "alias.whatchanged", "!sh -c id", cwd=ws, home=home)
     assert not _ro("git whatchanged -1", ws, home)[0]
     _git("config", "alias.lg", "!sh -c id", cwd=ws, home=home)  # other aliases are irrelevant
+
+
+def test_environment_git_reads(repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GIT_* variable the checks do not model makes the read forms not read-only, naming it;
+    reviewed ones do not; GIT_PAGER/PAGER count only where a pager may start and names a
+    program (git_pager starts none for "" or "cat"). tests/test_git_setup_oracle.py runs git."""
+    ws, home = repo
+    for name, value, pager, counts in (("GIT_DIR", "/x", False, True), ("GIT_TRACE", "1", False, True),
+                                       ("GIT_AUTHOR_NAME", "a", False, False),
+                                       ("GIT_SSL_CAINFO", "/c", False, False),
+                                       ("PAGER", "less", True, True), ("PAGER", "less", False, False),
+                                       ("GIT_PAGER", "cat", True, False)):
+        with monkeypatch.context() as m:
+            m.setenv(name, value)
+            problems = gitconfig.check(ws, home, pager=pager)
+        assert any(name in p for p in problems) == counts, (name, value, problems)

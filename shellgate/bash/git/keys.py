@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from functools import lru_cache
 
@@ -433,6 +433,54 @@ LAZY_FETCH = frozenset({"extensions.partialClone", "remote.*.promisor", "remote.
 # Keys that only matter when git starts a pager: never when its stdout is not a terminal
 # (``git_pager`` returns no pager unless ``isatty(1)``) or with ``--no-pager``/``-P``.
 PAGER = frozenset({"core.pager", "pager.*"})
+
+
+# -- the environment ---------------------------------------------------------------------------
+# git reads its environment, which it shares with the gate. A ``GIT_*`` variable not listed here
+# makes git's read forms not read-only: it may name another repository or index (GIT_DIR,
+# GIT_COMMON_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY …), add configuration
+# (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT), run a program (GIT_EXTERNAL_DIFF, GIT_EXEC_PATH,
+# GIT_TEST_FSMONITOR …) or write a file (GIT_TRACE*), none of which the checks model: fail closed.
+_NETWORK_ONLY = ("used only when git talks to a remote: network forms, and lazy fetches, which "
+                 "a promisor remote's configuration already refuses")
+HARMLESS_ENV: dict[str, str] = {
+    **dict.fromkeys(("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+                     "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"), "an identity"),
+    **dict.fromkeys(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"),
+                    "read by the checks, as git reads it"),
+    **dict.fromkeys(("GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"),
+                    "only stops git's discovery earlier: the checks look further up"),
+    **dict.fromkeys(("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
+                     "GIT_ICASE_PATHSPECS"), "how pathspecs match"),
+    **dict.fromkeys(("GIT_EDITOR", "GIT_SEQUENCE_EDITOR"), "the read forms start no editor"),
+    **dict.fromkeys(("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS",
+                     "GIT_PROXY_COMMAND", "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER",
+                     "GIT_TERMINAL_PROMPT"), _NETWORK_ONLY),
+    "GIT_CONFIG": "read by `git config` alone (credential_source counts it as unknown configuration)",
+    "GIT_OPTIONAL_LOCKS": "a switch", "GIT_FLUSH": "a switch", "GIT_MERGE_VERBOSITY": "a level",
+    "GIT_REFLOG_ACTION": "a reflog message", "GIT_PAGER_IN_USE": "set by git for its pager",
+    "GIT_DEFAULT_HASH": "used by init and clone alone", "GIT_TEMPLATE_DIR": "used by init and clone alone",
+    "GIT_NO_REPLACE_OBJECTS": "turns replacement objects off", "GIT_PROGRESS_DELAY": "a delay",
+}
+HARMLESS_ENV_PREFIXES: dict[str, str] = {"GIT_SSL_": _NETWORK_ONLY, "GIT_HTTP_": _NETWORK_ONLY}
+# The pager git starts (before core.pager, and PAGER after it): a program, only where git may
+# start a pager (as PAGER keys).
+PAGER_ENV = ("GIT_PAGER", "PAGER")
+# Variables that make git use another repository, index, object store or more configuration
+# than the files the checks read: what git prints or runs is not what the checks saw.
+ELSEWHERE_ENV = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE",
+                 "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+
+
+def unmodelled_env(env: Mapping[str, str], pager: bool) -> list[str]:
+    """The variables of ``env`` that make git's read forms do what the checks do not see: every
+    ``GIT_*`` variable not reviewed above, and ``GIT_PAGER``/``PAGER`` naming a program where
+    git may start a pager."""
+    out = [name for name in env if name.startswith("GIT_") and name not in HARMLESS_ENV
+           and name not in PAGER_ENV and not name.startswith(tuple(HARMLESS_ENV_PREFIXES))]
+    # git_pager runs no pager for an empty value or `cat`
+    return sorted(out) + [name for name in PAGER_ENV if pager and env.get(name, "") not in ("", "cat")]
 
 
 def shown(k: GitKey, subsection: str | None, key: str) -> str:
