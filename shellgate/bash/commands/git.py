@@ -18,7 +18,7 @@ read-only when the same line writes what git reads first (``gitconfig.written_in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ..facts import Effect
@@ -349,18 +349,18 @@ def _sub_dispatch(table: dict[str, Command], default: str | None, what: str):
     return check
 
 
-STASH = _sub_dispatch({
-    "list": _cmd("stash list", _LOGLIKE, _LOG_UNSAFE),
-    "show": _cmd("stash show", [*DIFF_FLAGS, Flag("--include-untracked"), Flag("--only-untracked"),
-                                Flag("--no-include-untracked")], _OUTPUT_UNSAFE, max_operands=1),
-}, None, "stash")
+STASH_SHOW = _cmd("stash show", [*DIFF_FLAGS, Flag("--include-untracked"), Flag("--only-untracked"),
+                                 Flag("--no-include-untracked")], _OUTPUT_UNSAFE, max_operands=1)
+STASH = _sub_dispatch({"list": _cmd("stash list", _LOGLIKE, _LOG_UNSAFE), "show": STASH_SHOW},
+                      None, "stash")
 REMOTE = _sub_dispatch({
     "": Command(reads=False, name="git remote", abbrev=False, max_operands=0, safe=[Flag("-v", "--verbose")]),
     "get-url": Command(reads=False, name="git remote get-url", abbrev=False, max_operands=1,
                        safe=[Flag("--push"), Flag("--all")]),
 }, "", "remote")
+REFLOG_SHOW = _cmd("reflog show", _LOGLIKE, _LOG_UNSAFE)
 REFLOG = _sub_dispatch({
-    "show": _cmd("reflog show", _LOGLIKE, _LOG_UNSAFE),
+    "show": REFLOG_SHOW,
     "exists": Command(reads=False, name="git reflog exists", max_operands=1),
 }, "show", "reflog")
 WORKTREE = _sub_dispatch({
@@ -435,6 +435,18 @@ READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]
     "notes": NOTES, "verify-pack": VERIFY_PACK,
 }
 _ALIASES = frozenset(READ_FORMS)
+
+
+def read_form(sub: str, args: Sequence[Word]) -> Parsed | None:
+    """``git SUB ARGS`` read through SUB's table, as the read-only check reads it (``stash
+    show`` and ``reflog show`` through theirs): option values are values (``grep -e -l`` has
+    the pattern ``-l``). None for a subcommand without a table here."""
+    spec = READ_FORMS.get(sub)
+    if sub in ("stash", "reflog") and args and args[0].text == "show":
+        spec, args = (STASH_SHOW if sub == "stash" else REFLOG_SHOW), args[1:]
+    elif sub == "reflog":
+        spec = REFLOG_SHOW
+    return read_args(spec, args) if isinstance(spec, Command) else None
 NETWORK_FORMS = gitkeys.NETWORK_SUBCOMMANDS
 # Options that make a network form run a local program (abbreviations included by prefix:
 # "--up" is --upload-pack to git's option parser as long as it is unambiguous).
