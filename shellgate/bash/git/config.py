@@ -710,7 +710,7 @@ def _worktree(repo: Repo, home: Path) -> Path | None:
              if e.section == "core" and e.subsection is None and e.key == "worktree" and e.value]
     if not found:
         return repo.worktree
-    return Path(os.path.normpath(os.path.join(repo.gitdir, interpolate(found[-1], home))))
+    return Path(os.path.normpath(os.path.join(repo.gitdir, found[-1])))   # not interpolated by git
 
 
 def _submodule_gitdir(top: Path) -> Path | None:

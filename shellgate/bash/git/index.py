@@ -27,6 +27,8 @@ _MODE = 24          # where the mode lies among them
 GITLINK = 0o160000  # the mode of a submodule's entry
 _EXTENDED = 0x4000  # flags: a second 16-bit flags word follows (version 3+)
 _MAX_BYTES = 64 << 20
+# Entries read, by path: (path, mtime, size, inode, hash size, limit) and what was read.
+_cache: dict[str, tuple[tuple[str, int, int, int, int, int], list[tuple[bytes, int]] | None]] = {}
 
 
 def tracked(cwd: Path, limit: int = 10_000) -> tuple[Path, list[bytes] | None] | None:
@@ -93,6 +95,9 @@ def entries(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[tupl
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
             return None
+        sig = (str(path), st.st_mtime_ns, st.st_size, st.st_ino, hash_size, limit)
+        if (hit := _cache.get(sig[0])) is not None and hit[0] == sig:
+            return hit[1]   # every git command reads it (its gitlinks): once per change
         # The header first: an index of more than ``limit`` entries is refused before its
         # megabytes are read (a decision on the hook path must stay cheap in a big repository).
         if not _header_ok(os.pread(fd, 12, 0), limit):
@@ -103,9 +108,13 @@ def entries(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[tupl
     finally:
         os.close(fd)
     try:
-        return _parse(data, hash_size, limit)
+        found = _parse(data, hash_size, limit)
     except (struct.error, IndexError, ValueError):
-        return None
+        found = None
+    if len(_cache) > 64:
+        _cache.clear()
+    _cache[sig[0]] = (sig, found)
+    return found
 
 
 def _header_ok(head: bytes, limit: int) -> bool:
