@@ -45,6 +45,16 @@ def repos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
             if step < 2:
                 subprocess.run(["bash", "-c", f"git add -A && git commit -qm 'step {step}'"], cwd=repo,
                                env=env, check=True)
+    ini = ws / "ini"   # a secret in config syntax: `git config --blob` prints it
+    subprocess.run([GIT or "git", "init", "-q", str(ini)], env=env, check=True)
+    (ini / ".env").write_text(f"[api]\n\tvalue = {CANARY}\n")
+    subprocess.run(["bash", "-c", "git add -A && git commit -qm ini"], cwd=ini, env=env, check=True)
+    sup = ws / "super"   # no secret of its own; its submodule (its own repository in the work tree) has one
+    script = (f"git init -q && echo '# super' > README.md && git init -q sub && "
+              f"echo 'API_KEY={CANARY}-sub' > sub/.env && git -C sub add .env && git -C sub commit -qm s && "
+              "git add README.md && git submodule -q add \"$PWD/sub\" sub && git commit -qm super")
+    sup.mkdir()
+    subprocess.run(["bash", "-c", script], cwd=sup, env=env, check=True, capture_output=True)
     return home, ws, env
 
 

@@ -185,8 +185,18 @@ def configured(world: World, request: pytest.FixtureRequest) -> Iterator[Callabl
             files = [world.home / ".gitconfig"]
         for f in files:
             saved.append((f, f.read_bytes() if f.exists() else None))
-            for key, value in line["set"]:
+            for key in line.get("unset", ()):
+                world.git("config", "-f", str(f), "--unset-all", key)
+            for key, value in line.get("set", ()):
                 world.git("config", "-f", str(f), world.fill(key), world.fill(value))
+            with f.open("a") as out:   # text git's own writer would spell otherwise
+                out.write(world.fill(line.get("raw", "")))
+        if "attributes" in line:
+            for r in repos:
+                f = r / "info" / "attributes"
+                saved.append((f, f.read_bytes() if f.exists() else None))
+                f.parent.mkdir(exist_ok=True)
+                f.write_text(line["attributes"])
         return prefixes
 
     yield apply
@@ -202,7 +212,8 @@ def _readonly(world: World, cmd: str) -> bool:
     return analyse(cmd, ctx).readonly
 
 
-@pytest.mark.parametrize("line", LINES, ids=lambda c: " ".join(f"{k}={v}" for k, v in c["set"])[:70])
+@pytest.mark.parametrize("line", LINES, ids=lambda c: (" ".join(f"{k}={v}" for k, v in c.get("set", ()))
+                                                       + c.get("raw", ""))[:70])
 def test_a_form_that_runs_the_program_is_not_readonly(world: World, configured, line: dict) -> None:
     prefixes = configured(line)
     commands = [f"git {p}{form}" for p in prefixes for form in FORMS]

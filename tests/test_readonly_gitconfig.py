@@ -290,6 +290,47 @@ def test_parser_agrees_with_git(tmp_path: Path) -> None:
     assert [(k.lower(), v) for k, v in theirs] == [(k.lower(), v) for k, v in ours]
 
 
+def test_dotted_section_names_split_as_git_splits_them() -> None:
+    """`[diff.x "y"]` is the variable diff.x.y.textconv: driver x.y, the same as `[diff "x.y"]`
+    (git's parse_config_key splits at the first and the last dot)."""
+    for text in ('[diff.x "y"]\n\ttextconv = t\n', '[diff "x.y"]\n\ttextconv = t\n',
+                 '[Diff.X "y"]\n\ttextconv = t\n', '[diff.x.y]\n\ttextconv = t\n'):
+        (e,) = gitconfig.parse_config(text)
+        assert (e.section, e.subsection.lower()) == ("diff", "x.y"), text
+        assert gitconfig.program_key(e) is not None, text
+    (e,) = gitconfig.parse_config('[remote.origin "x"]\n\tpromisor = true\n')
+    assert (e.section, e.subsection, e.key) == ("remote", "origin.x", "promisor")
+    assert gitconfig.program_key(e) is not None
+
+
+@pytest.mark.parametrize("value", [
+    "true", "tRuE", "yes", "On", "false", "NO", "off", "0", "1", "2", "-1", "-0", "+1", "1k", "1K",
+    "0k", "1g", "2g", "01m", "010", "08", "0x10", "0X1F", "+0x1f", "0x", "k", "-k", "m",
+    "2147483647", "2147483648", "-2147483647", "-2147483648", "-0x80000000",
+    "99999999999999999999", '""', '" "', '" 1"', '"\\t1"', '"1 "', '"0 "', '" yes "', '" false"',
+    '"1 k"', '"1kb"', "treu"])
+def test_booleans_read_as_git_reads_them(tmp_path: Path, value: str) -> None:
+    """keys.git_bool against `git config --bool` (git_config_bool): true, false, or rejected."""
+    from shellgate.bash.git.keys import git_bool
+
+    cfg = tmp_path / "b.cfg"
+    cfg.write_text(f"[x]\n\tb = {value}\n")
+    run = subprocess.run(["git", "config", "-f", str(cfg), "--bool", "x.b"], capture_output=True, text=True)
+    theirs = {"true": True, "false": False}.get(run.stdout.strip()) if run.returncode == 0 else None
+    (e,) = gitconfig.parse_config(cfg.read_text())
+    assert git_bool(e.value) == theirs, (value, run.stdout, run.stderr)
+
+
+def test_signature_placeholders() -> None:
+    from shellgate.bash.git.keys import shows_signatures
+
+    for fmt in ("%G?", "%+G?", "%-GS", "% GK", "%<(9)%GF", "tformat:%h%n%GP", "%%%GT", "%Gx", "%GG",
+                "%(signature)"):
+        assert shows_signatures(fmt), fmt
+    for fmt in ("%h %s", "%%G?", "%gd %gs", "%+gs", "format:%H%%GS", "G?"):
+        assert not shows_signatures(fmt), fmt
+
+
 def test_alias_named_like_a_read_form(repo: tuple[Path, Path]) -> None:
     """If a newer git dropped a subcommand, git would run an alias of that name instead."""
     ws, home = repo
@@ -297,3 +338,19 @@ def test_alias_named_like_a_read_form(repo: tuple[Path, Path]) -> None:
     _git("config", "alias.whatchanged", "!sh -c id", cwd=ws, home=home)
     assert not _ro("git whatchanged -1", ws, home)[0]
     _git("config", "alias.lg", "!sh -c id", cwd=ws, home=home)  # other aliases are irrelevant
+
+
+def test_environment_git_reads(repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GIT_* variable the checks do not model makes the read forms not read-only, naming it;
+    reviewed ones do not; GIT_PAGER/PAGER count only where a pager may start and names a
+    program (git_pager starts none for "" or "cat"). tests/test_git_setup_oracle.py runs git."""
+    ws, home = repo
+    for name, value, pager, counts in (("GIT_DIR", "/x", False, True), ("GIT_TRACE", "1", False, True),
+                                       ("GIT_AUTHOR_NAME", "a", False, False),
+                                       ("GIT_SSL_CAINFO", "/c", False, False),
+                                       ("PAGER", "less", True, True), ("PAGER", "less", False, False),
+                                       ("GIT_PAGER", "cat", True, False)):
+        with monkeypatch.context() as m:
+            m.setenv(name, value)
+            problems = gitconfig.check(ws, home, pager=pager)
+        assert any(name in p for p in problems) == counts, (name, value, problems)

@@ -6,9 +6,10 @@ Global options: ``-c``/``--config-env`` (set config, e.g. ``core.pager``), ``--g
 is followed (the config of the repository there is checked). Subcommand options must be spelled
 in full: git abbreviates long options, and refusing abbreviations is the one way to be sure an
 abbreviation never means an option we did not list. ``--output``, ``--ext-diff``,
-``--textconv``, ``--show-signature``, ``-O``/``--open-files-in-pager`` and ``%G`` signature
-formats are refused. Network subcommands (fetch, pull, push, clone, ls-remote) are NETWORK,
-and say so when the repository's own configuration names a program they would run
+``--textconv``, ``--show-signature``, ``-O``/``--open-files-in-pager`` and formats with a
+signature placeholder (``%G?``, ``%+GS`` …: ``keys.shows_signatures``) are refused. Network
+subcommands (fetch, pull, push, clone, ls-remote) are NETWORK, and say so when the
+repository's own configuration names a program they would run
 (:func:`shellgate.bash.git.config.network_problems`; the path scanner makes that a prompt).
 Every git command — a read form, ``git --version`` too (trace2 targets write) — also runs
 :func:`shellgate.bash.git.config.check` for every directory the command may run in, and is not
@@ -17,7 +18,7 @@ read-only when the same line writes what git reads first (``gitconfig.written_in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ..facts import Effect
@@ -115,7 +116,7 @@ def _formats(p: Parsed, call: Call) -> Iterable[Finding]:
     for o in p.opts:
         if o.flag.names[0] in ("--format", "--pretty") and o.value is not None:
             t = o.value.text
-            if "%G" in t or "%(signature" in t:
+            if gitkeys.shows_signatures(t):
                 yield Finding(f"git format {t!r} shows signatures (runs gpg)", o.word.span, "readonly.flag")
 
 
@@ -348,18 +349,18 @@ def _sub_dispatch(table: dict[str, Command], default: str | None, what: str):
     return check
 
 
-STASH = _sub_dispatch({
-    "list": _cmd("stash list", _LOGLIKE, _LOG_UNSAFE),
-    "show": _cmd("stash show", [*DIFF_FLAGS, Flag("--include-untracked"), Flag("--only-untracked"),
-                                Flag("--no-include-untracked")], _OUTPUT_UNSAFE, max_operands=1),
-}, None, "stash")
+STASH_SHOW = _cmd("stash show", [*DIFF_FLAGS, Flag("--include-untracked"), Flag("--only-untracked"),
+                                 Flag("--no-include-untracked")], _OUTPUT_UNSAFE, max_operands=1)
+STASH = _sub_dispatch({"list": _cmd("stash list", _LOGLIKE, _LOG_UNSAFE), "show": STASH_SHOW},
+                      None, "stash")
 REMOTE = _sub_dispatch({
     "": Command(reads=False, name="git remote", abbrev=False, max_operands=0, safe=[Flag("-v", "--verbose")]),
     "get-url": Command(reads=False, name="git remote get-url", abbrev=False, max_operands=1,
                        safe=[Flag("--push"), Flag("--all")]),
 }, "", "remote")
+REFLOG_SHOW = _cmd("reflog show", _LOGLIKE, _LOG_UNSAFE)
 REFLOG = _sub_dispatch({
-    "show": _cmd("reflog show", _LOGLIKE, _LOG_UNSAFE),
+    "show": REFLOG_SHOW,
     "exists": Command(reads=False, name="git reflog exists", max_operands=1),
 }, "show", "reflog")
 WORKTREE = _sub_dispatch({
@@ -434,6 +435,18 @@ READ_FORMS: dict[str, Command | Callable[[Call, tuple[Word, ...]], list[Finding]
     "notes": NOTES, "verify-pack": VERIFY_PACK,
 }
 _ALIASES = frozenset(READ_FORMS)
+
+
+def read_form(sub: str, args: Sequence[Word]) -> Parsed | None:
+    """``git SUB ARGS`` read through SUB's table, as the read-only check reads it (``stash
+    show`` and ``reflog show`` through theirs): option values are values (``grep -e -l`` has
+    the pattern ``-l``). None for a subcommand without a table here."""
+    spec = READ_FORMS.get(sub)
+    if sub in ("stash", "reflog") and args and args[0].text == "show":
+        spec, args = (STASH_SHOW if sub == "stash" else REFLOG_SHOW), args[1:]
+    elif sub == "reflog":
+        spec = REFLOG_SHOW
+    return read_args(spec, args) if isinstance(spec, Command) else None
 NETWORK_FORMS = gitkeys.NETWORK_SUBCOMMANDS
 # Options that make a network form run a local program (abbreviations included by prefix:
 # "--up" is --upload-pack to git's option parser as long as it is unambiguous).

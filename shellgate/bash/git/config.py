@@ -16,7 +16,10 @@ ourselves, no git process — every file git would:
 * the repository's ``config`` (in the common dir) and ``config.worktree`` (in the worktree's
   git dir and the common dir);
 * every ``include.path`` and ``includeIf.<cond>.path`` — whatever the condition (a superset);
-* the configs of submodules under ``<commondir>/modules`` (``git status`` recurses into them).
+* the configs (and ``post-index-change`` hooks) of every submodule git may enter: the git dirs
+  under ``<commondir>/modules`` and every checked-out submodule of the work tree, absorbed or a
+  repository of its own (``git status`` and ``git diff`` recurse into them), found from the
+  index's gitlinks and ``.gitmodules`` (:func:`submodule_repos`).
 
 :func:`check` answers for the read forms: every file above, the keys git's read forms run
 (``Runs.READ``), and a ``post-index-change`` hook (status and diff may refresh and rewrite the
@@ -39,7 +42,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -50,12 +55,13 @@ from .keys import Runs
 
 _MAX_INCLUDE_DEPTH = 10
 _MAX_MODULES = 200
+_MAX_INDEX = 100_000   # index entries read for gitlinks; a bigger index: submodules unknown
 
 
 @record
 class Entry:
-    section: str      # lower-case
-    subsection: str | None
+    section: str      # lower-case: the variable's name up to its first dot
+    subsection: str | None  # between its first and last dot (`[diff.x "y"]`: x.y); None: no dot
     key: str          # lower-case
     value: str | None  # None: a bare key (boolean true)
 
@@ -145,9 +151,13 @@ def _header(text: str, i: int) -> tuple[str, str | None, int]:
     if j >= n or text[j] != "]":
         raise ConfigError("unterminated section header")
     j += 1
-    if "." in name and sub is None:  # legacy [section.subsection]
-        name, _, sub = name.partition(".")
-        sub = sub.lower()
+    if "." in name:
+        # git lower-cases the dotted name and appends the quoted subsection verbatim: `[a.B]` is
+        # `a.b.*` and `[diff.x "Y"]` is `diff.x.Y.*` (what `git config -l` prints). A variable's
+        # subsection is what lies between its first and last dot (``parse_config_key``), so the
+        # driver of `[diff.x "y"]` is `x.y`, the same as that of `[diff "x.y"]`.
+        name, _, rest = name.lower().partition(".")
+        sub = rest if sub is None else f"{rest}.{sub}"
     return name.lower(), sub, j
 
 
@@ -254,21 +264,101 @@ class Repo:
     worktree: Path | None
 
 
-def _is_gitdir(d: Path) -> bool:
+_MAX_GITFILE = 1 << 20   # read_gitfile_gently refuses a bigger .git file
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+def _valid_headref(head: Path) -> bool:
+    """git's ``validate_headref``: ``HEAD`` is a symbolic link whose target starts with
+    ``refs/`` (dangling is fine), or a file starting ``ref:`` then blanks then ``refs/``, or 40
+    hex digits (a detached HEAD; git 2.39 reads it as SHA-1 at discovery)."""
     try:
-        if not (d / "HEAD").is_file():
-            return False
-        common = d
-        cf = d / "commondir"
-        if cf.is_file():
-            common = (d / cf.read_text(encoding="utf-8").strip()).resolve()
-        return (common / "objects").is_dir() and (common / "refs").is_dir()
+        if os.path.islink(head):
+            return os.readlink(head)[:255].startswith("refs/")
+        fd = os.open(head, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return False
+    try:
+        data = os.read(fd, 255)
+    except OSError:   # a directory
+        return False
+    finally:
+        os.close(fd)
+    data = data.split(b"\0", 1)[0]
+    if data.startswith(b"ref:") and data[4:].lstrip(b" \t\n\v\f\r").startswith(b"refs/"):
+        return True
+    return len(data) >= 40 and set(data[:40]) <= _HEX
+
+
+def _read_trimmed(path: Path) -> str:
+    """A gitdir or commondir file as git reads it: only trailing newlines and carriage returns
+    come off (``gitdir: /x/evil `` names ``/x/evil ``), and the text ends at a NUL."""
+    return os.fsdecode(path.read_bytes().rstrip(b"\r\n").split(b"\0", 1)[0])
+
+
+def _common_dir(gitdir: Path) -> Path:
+    """git's ``get_common_dir_noenv``: the directory ``commondir`` names (relative to the git
+    dir, made real), else the git dir. A ``commondir`` that exists but cannot be read, or is
+    empty, makes git die: :class:`ConfigError`."""
+    cf = gitdir / "commondir"
+    if not os.path.lexists(cf):
+        return gitdir
+    try:
+        if cf.stat().st_size == 0:
+            raise ConfigError(f"{cf} is empty (git dies)")
+        text = _read_trimmed(cf)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {cf}: {exc}") from exc
+    return Path(os.path.realpath(os.path.join(gitdir, text)))
+
+
+def _is_gitdir(d: Path) -> bool:
+    """git's ``is_git_directory``: a valid ``HEAD``, and ``objects`` and ``refs`` in the common
+    dir that ``access(X_OK)`` accepts (an executable empty file will do: git asks no more)."""
+    if not _valid_headref(d / "HEAD"):
+        return False
+    common = _common_dir(d)
+    return os.access(common / "objects", os.X_OK) and os.access(common / "refs", os.X_OK)
+
+
+def _gitfile(dotgit: Path) -> Path | None:
+    """The git dir a ``.git`` path leads to as ``read_gitfile_gently`` reads it: None when it
+    is not a regular file (no such path, a directory); a file that is not exactly ``gitdir: ``
+    then a path to a git directory makes git die (:class:`ConfigError`)."""
+    try:
+        st = dotgit.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    try:
+        if st.st_size > _MAX_GITFILE:
+            raise ConfigError(f"{dotgit} is too large (git dies)")
+        raw = dotgit.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {dotgit}: {exc}") from exc
+    if not raw.startswith(b"gitdir: "):
+        raise ConfigError(f"{dotgit} is not a gitdir file (git dies)")
+    target = _read_trimmed(dotgit)[len("gitdir: "):]
+    if not target:
+        raise ConfigError(f"{dotgit} names no git dir (git dies)")
+    gitdir = Path(os.path.join(dotgit.parent, target))
+    if not _is_gitdir(gitdir):
+        raise ConfigError(f"{dotgit} names {target!r}, not a git repository (git dies)")
+    return Path(os.path.realpath(gitdir))
 
 
 def discover(cwd: Path) -> Repo | None:
-    """The repository git would use from ``cwd`` (GIT_DIR and ceilings ignored: a superset)."""
+    """The repository git uses from ``cwd``, found as ``setup_git_directory_gently`` finds it:
+    in each directory from ``cwd`` up, a ``.git`` file (:func:`_gitfile`), else a ``.git``
+    directory that :func:`_is_gitdir` accepts (a decoy that it refuses is passed over, as git
+    passes it over), else the directory itself as a bare repository. Where git would die, so
+    does this (:class:`ConfigError`: fail closed).
+
+    Not modelled, each only ever making git use no repository where this finds one (so the
+    checks look at a superset): ``GIT_CEILING_DIRECTORIES``, the one-file-system stop,
+    ``safe.directory`` ownership and ``safe.bareRepository``. ``GIT_DIR`` and the other
+    variables that name another repository are :func:`environment_problems`."""
     try:
         d = Path(os.path.realpath(cwd))
     except (OSError, ValueError) as exc:
@@ -276,12 +366,9 @@ def discover(cwd: Path) -> Repo | None:
     for cand in (d, *d.parents):
         dotgit = cand / ".git"
         try:
-            if dotgit.is_file():
-                text = dotgit.read_text(encoding="utf-8").strip()
-                if not text.startswith("gitdir:"):
-                    raise ConfigError(f"{dotgit} is not a gitdir file")
-                gd = (cand / text[len("gitdir:"):].strip()).resolve()
-                return _repo(gd, cand)
+            gitdir = _gitfile(dotgit)
+            if gitdir is not None:
+                return _repo(gitdir, cand)
             if dotgit.is_dir() and _is_gitdir(dotgit):
                 return _repo(dotgit, cand)
             if _is_gitdir(cand):
@@ -292,17 +379,42 @@ def discover(cwd: Path) -> Repo | None:
 
 
 def _repo(gitdir: Path, worktree: Path | None) -> Repo:
-    common = gitdir
-    cf = gitdir / "commondir"
-    if cf.is_file():
-        common = (gitdir / cf.read_text(encoding="utf-8").strip()).resolve()
-    return Repo(gitdir, common, worktree)
+    return Repo(gitdir, _common_dir(gitdir), worktree)
+
+
+def _git_prefix() -> str:
+    """The install prefix git's ``%(prefix)/`` names: the directory above the ``bin`` that
+    holds the ``git`` on PATH (``/usr`` for ``/usr/bin/git``; a RUNTIME_PREFIX build computes
+    it the same way). A git that lies elsewhere: :class:`ConfigError` (fail closed)."""
+    import shutil  # only here: it pulls in bz2 and lzma, which the hook path must not load
+
+    found = shutil.which("git")
+    real = Path(os.path.realpath(found)) if found else None
+    if real is None or real.parent.name != "bin":
+        raise ConfigError("git's install prefix (%(prefix)/) is not known")
+    return str(real.parent.parent)
+
+
+def interpolate(p: str, home: Path) -> str:
+    """A path as git's ``interpolate_path`` expands it (``include.path``, ``core.hooksPath``):
+    ``%(prefix)/x`` under git's install prefix, ``~`` and ``~/x`` under HOME, ``~user`` and
+    ``~user/x`` under that user's home. A user git cannot find makes git fail:
+    :class:`ConfigError`."""
+    if p.startswith("%(prefix)/"):
+        return os.path.join(_git_prefix(), p[len("%(prefix)/"):])
+    if not p.startswith("~"):
+        return p
+    name, sep, rest = p[1:].partition("/")
+    if not name:
+        return str(home) + sep + rest
+    try:
+        return pwd.getpwnam(name).pw_dir + sep + rest
+    except KeyError:
+        raise ConfigError(f"git cannot expand {p!r}: no user {name!r}") from None
 
 
 def _expand(p: str, base: Path, home: Path) -> Path:
-    if p == "~" or p.startswith("~/"):
-        return home / p[2:]
-    q = Path(p)
+    q = Path(interpolate(p, home))
     return q if q.is_absolute() else base / q
 
 
@@ -341,7 +453,7 @@ def _user_files(home: Path) -> list[Path]:
     """The system and global config files git reads (``GIT_CONFIG_*`` as git reads them)."""
     env = os.environ
     files: list[Path] = []
-    if not env.get("GIT_CONFIG_NOSYSTEM"):
+    if gitkeys.git_bool(env.get("GIT_CONFIG_NOSYSTEM", "")) is not True:   # git_env_bool: "0" reads it
         files.append(Path(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
     if env.get("GIT_CONFIG_GLOBAL"):
         files.append(Path(env["GIT_CONFIG_GLOBAL"]))
@@ -401,17 +513,22 @@ def check(cwd: Path, home: Path, aliases: frozenset[str] = frozenset(),
     never contacted. ``pager`` false: git cannot start a pager (its stdout is no terminal, or
     ``--no-pager``), so ``core.pager`` and ``pager.*`` run nothing."""
     def run(problems: list[Problem]) -> None:
+        for name in gitkeys.unmodelled_env(os.environ, pager):
+            problems.append((f"the environment sets {name}, which git reads", Path(f"${name}")))
         repo = discover(cwd)
         entries: list[Entry] = []
         skip = (frozenset() if lazy_fetch else gitkeys.LAZY_FETCH) | (
             frozenset() if pager else gitkeys.PAGER)
-        for f in _config_files(repo, home):
+        for f in _user_files(home):
             _scan_file(f, home, problems, entries, aliases=aliases, skip=skip)
+        user = list(entries)
         if repo is not None:
+            for f in _repo_files(repo):
+                _scan_file(f, home, problems, entries, aliases=aliases, skip=skip)
             hooks = _hooks_dir(repo, entries, home)
             if (hooks / "post-index-change").exists():
                 problems.append(("a post-index-change hook runs when status refreshes the index", hooks))
-            _submodules(repo, home, problems, aliases, _READ_RUNS)
+            _submodules(repo, home, problems, aliases, _READ_RUNS, user)
 
     return tuple(f"{why} ({where})" for why, where in _inspect(run))
 
@@ -423,6 +540,9 @@ def network_problems(cwd: Path, home: Path, workspace: Path) -> tuple[Problem, .
     ``workspace`` (whose hooks the sandbox and the classifier protect) — every hook in its hooks
     directory. Empty outside a repository. Never raises."""
     def run(problems: list[Problem]) -> None:
+        if (name := elsewhere_env()) is not None:
+            problems.append((f"the environment sets {name}: git uses a repository or configuration "
+                             "the checks did not read", Path(f"${name}")))
         repo = discover(cwd)
         if repo is None:
             return
@@ -435,9 +555,10 @@ def network_problems(cwd: Path, home: Path, workspace: Path) -> tuple[Problem, .
         for f in _user_files(home):   # for core.hooksPath only: the user's own keys are theirs
             with contextlib.suppress(ConfigError):
                 _scan_file(f, home, [], entries, runs=frozenset())
+        user = list(entries)
         for f in _repo_files(repo):
             _scan_file(f, home, problems, entries, runs=_NETWORK_RUNS)
-        _submodules(repo, home, problems, frozenset(), _NETWORK_RUNS)
+        _submodules(repo, home, problems, frozenset(), _NETWORK_RUNS, user)
         if own is not None and _same(repo.commondir, own):
             return
         hooks = _hooks_dir(repo, entries, home)
@@ -582,25 +703,92 @@ def written_inputs(cwd: Path, home: Path, writes: tuple[str, ...] | None) -> str
     return None
 
 
+def _worktree(repo: Repo, home: Path) -> Path | None:
+    """Where git takes the repository's work tree: the last ``core.worktree`` of its own
+    configuration (relative to the git dir), else the directory that holds its ``.git``."""
+    found = [e.value for f in _repo_files(repo) for _p, e in _entries_with_files(f, home)
+             if e.section == "core" and e.subsection is None and e.key == "worktree" and e.value]
+    if not found:
+        return repo.worktree
+    return Path(os.path.normpath(os.path.join(repo.gitdir, found[-1])))   # not interpolated by git
+
+
+def _submodule_gitdir(top: Path) -> Path | None:
+    """The git dir git enters for a submodule checked out at ``top`` (``is_submodule_modified``:
+    ``top/.git`` as a gitdir file, else as a directory), None when it is not checked out. A
+    broken gitdir file makes git die: :class:`ConfigError`."""
+    dotgit = top / ".git"
+    gitdir = _gitfile(dotgit)
+    if gitdir is None and dotgit.is_dir() and _is_gitdir(dotgit):
+        gitdir = dotgit
+    return gitdir
+
+
+def _checked_out_submodules(repo: Repo, home: Path) -> list[Repo]:
+    """The submodules of ``repo`` that have a git dir in its work tree, absorbed (a ``.git``
+    file) or not (a repository of their own): every gitlink of its index and every path its
+    ``.gitmodules`` names. An index that is not read exactly leaves them unknown:
+    :class:`ConfigError` (fail closed)."""
+    from . import index
+
+    top = _worktree(repo, home)
+    if top is None:
+        return []
+    size = index.hash_size(repo)
+    links = None if size is None else index.gitlinks(repo.gitdir, size, _MAX_INDEX)
+    if links is None:
+        raise ConfigError(f"the index of {repo.gitdir} was not read exactly: the submodules git "
+                          "may enter are not known")
+    paths = [os.fsdecode(n) for n in links]
+    paths += [e.value for e in read_config(top / ".gitmodules") or ()
+              if e.section == "submodule" and e.key == "path" and e.value]
+    out = []
+    for rel in dict.fromkeys(paths):
+        gitdir = _submodule_gitdir(top / rel)
+        if gitdir is not None:
+            out.append(_repo(gitdir, top / rel))
+    return out
+
+
+def submodule_repos(repo: Repo, home: Path) -> list[Repo]:
+    """Every repository git run in ``repo`` may enter as a submodule (status and diff look
+    into each, ``grep --recurse-submodules`` reads them): the git dirs under
+    ``<commondir>/modules`` and the checked-out submodules of the work tree
+    (:func:`_checked_out_submodules`), theirs in turn. Raises :class:`ConfigError` when they
+    cannot all be known (more than ``_MAX_MODULES`` included)."""
+    found: dict[str, Repo] = {}
+    todo = [repo]
+    while todo:
+        here = todo.pop()
+        subs = _checked_out_submodules(here, home)
+        modules = here.commondir / "modules"
+        for root, dirs, files in os.walk(modules) if modules.is_dir() else ():
+            dirs[:] = [d for d in dirs if d not in ("objects", "refs", "logs", "info")]
+            if "config" in files and "HEAD" in files:
+                subs.append(Repo(Path(root), Path(root), None))
+        for sub in subs:
+            key = os.path.realpath(sub.commondir)
+            if key in found or key == os.path.realpath(repo.commondir):
+                continue
+            if len(found) >= _MAX_MODULES:
+                raise ConfigError(f"more than {_MAX_MODULES} submodules to inspect")
+            found[key] = sub
+            todo.append(sub)
+    return list(found.values())
+
+
 def _submodules(repo: Repo, home: Path, problems: list[Problem], aliases: frozenset[str],
-                runs: frozenset[Runs]) -> None:
-    modules = repo.commondir / "modules"
-    if not modules.is_dir():
-        return
-    count = 0
-    for root, dirs, files in os.walk(modules):
-        dirs[:] = [d for d in dirs if d not in ("objects", "refs", "logs", "info")]
-        if "config" in files and "HEAD" in files:
-            count += 1
-            if count > _MAX_MODULES:
-                problems.append(("too many submodules to inspect", modules))
-                return
-            entries: list[Entry] = []
-            sub = Path(root)
-            _scan_file(sub / "config", home, problems, entries, aliases=aliases, runs=runs)
-            hooks = sub / "hooks" / "post-index-change"
-            if runs is _READ_RUNS and hooks.exists():
-                problems.append(("a post-index-change hook in a submodule", sub))
+                runs: frozenset[Runs], user: list[Entry]) -> None:
+    """The problems of every submodule git may enter (:func:`submodule_repos`): its config
+    files, and for the read forms its ``post-index-change`` hook (found through ``user``, the
+    entries of the user's files, and its own ``core.hooksPath``)."""
+    for sub in submodule_repos(repo, home):
+        entries = list(user)
+        for f in _repo_files(sub):
+            _scan_file(f, home, problems, entries, aliases=aliases, runs=runs)
+        hooks = _hooks_dir(sub, entries, home)
+        if runs is _READ_RUNS and (hooks / "post-index-change").exists():
+            problems.append(("a post-index-change hook in a submodule", hooks))
 
 
 # --- credentials in configuration -----------------------------------------------------------------
@@ -629,17 +817,18 @@ def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tupl
             yield from _entries_with_files(_expand(e.value, path.parent, home), home, depth + 1)
 
 
-# Environment variables that add configuration git would print (not read here: fail closed).
-_CONFIG_ENV = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_DIR", "GIT_COMMON_DIR")
+def elsewhere_env() -> str | None:
+    """The first variable of the environment that makes git use another repository, index,
+    object store or more configuration than the checks read (``keys.ELSEWHERE_ENV``), or None."""
+    return next((n for n in gitkeys.ELSEWHERE_ENV if n in os.environ), None)
 
 
 def credential_source(cwd: Path, home: Path) -> str | None:
     """Where the configuration git reads in ``cwd`` holds a credential it may print (remote
     URLs, ``insteadOf`` rewrites, extra headers), or why that cannot be known; None when no file
     in scope holds one. Never raises."""
-    for name in _CONFIG_ENV:
-        if os.environ.get(name):
-            return f"${name}"
+    if (name := elsewhere_env() or ("GIT_CONFIG" if "GIT_CONFIG" in os.environ else None)) is not None:
+        return f"${name}"   # configuration not read here: fail closed
     try:
         for f in _config_files(discover(cwd), home):
             for path, e in _entries_with_files(f, home):

@@ -17,10 +17,18 @@ import os
 import stat
 import struct
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from . import config
 
 _STAT = 40          # ctime, mtime (sec, nsec), dev, ino, mode, uid, gid, size: 10 x 32 bits
+_MODE = 24          # where the mode lies among them
+GITLINK = 0o160000  # the mode of a submodule's entry
 _EXTENDED = 0x4000  # flags: a second 16-bit flags word follows (version 3+)
 _MAX_BYTES = 64 << 20
+# Entries read, by path: (path, mtime, size, inode, hash size, limit) and what was read.
+_cache: dict[str, tuple[tuple[str, int, int, int, int, int], list[tuple[bytes, int]] | None]] = {}
 
 
 def tracked(cwd: Path, limit: int = 10_000) -> tuple[Path, list[bytes] | None] | None:
@@ -38,17 +46,44 @@ def tracked(cwd: Path, limit: int = 10_000) -> tuple[Path, list[bytes] | None] |
         return None
     if repo.worktree is None:
         return repo.gitdir, None
-    entries = config.read_config(repo.commondir / "config")
-    if entries is None:
+    size = hash_size(repo)
+    if size is None:
         return repo.worktree, None
+    return repo.worktree, names(repo.gitdir, size, limit)
+
+
+def hash_size(repo: config.Repo) -> int | None:
+    """The size of the repository's object names (``extensions.objectFormat``); None when its
+    config cannot be read."""
+    from . import config
+
+    try:
+        entries = config.read_config(repo.commondir / "config")
+    except config.ConfigError:
+        return None
+    if entries is None:
+        return None
     fmt = [e.value for e in entries if e.section == "extensions" and e.key == "objectformat"]
-    sha256 = bool(fmt) and (fmt[-1] or "").lower() == "sha256"
-    return repo.worktree, names(repo.gitdir, 32 if sha256 else 20, limit)
+    return 32 if bool(fmt) and (fmt[-1] or "").lower() == "sha256" else 20
 
 
 def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes] | None:
     """The index's path names, in index order (a conflicted path once per stage); None when
     the index cannot be read exactly (the module docstring). No index: an empty list."""
+    found = entries(gitdir, hash_size, limit)
+    return None if found is None else [name for name, _mode in found]
+
+
+def gitlinks(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes] | None:
+    """The paths the index records as gitlinks (mode 160000: submodules, absorbed or not);
+    None when the index cannot be read exactly."""
+    found = entries(gitdir, hash_size, limit)
+    return None if found is None else [name for name, mode in found if mode == GITLINK]
+
+
+def entries(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[tuple[bytes, int]] | None:
+    """The index's entries as (path name, mode), in index order; None when the index cannot be
+    read exactly. No index: an empty list."""
     path = gitdir / "index"
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -60,6 +95,9 @@ def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes]
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
             return None
+        sig = (str(path), st.st_mtime_ns, st.st_size, st.st_ino, hash_size, limit)
+        if (hit := _cache.get(sig[0])) is not None and hit[0] == sig:
+            return hit[1]   # every git command reads it (its gitlinks): once per change
         # The header first: an index of more than ``limit`` entries is refused before its
         # megabytes are read (a decision on the hook path must stay cheap in a big repository).
         if not _header_ok(os.pread(fd, 12, 0), limit):
@@ -70,9 +108,13 @@ def names(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[bytes]
     finally:
         os.close(fd)
     try:
-        return _parse(data, hash_size, limit)
+        found = _parse(data, hash_size, limit)
     except (struct.error, IndexError, ValueError):
-        return None
+        found = None
+    if len(_cache) > 64:
+        _cache.clear()
+    _cache[sig[0]] = (sig, found)
+    return found
 
 
 def _header_ok(head: bytes, limit: int) -> bool:
@@ -83,13 +125,14 @@ def _header_ok(head: bytes, limit: int) -> bool:
     return sig == b"DIRC" and version in (2, 3, 4) and count <= limit
 
 
-def _parse(data: bytes, hash_size: int, limit: int) -> list[bytes] | None:
+def _parse(data: bytes, hash_size: int, limit: int) -> list[tuple[bytes, int]] | None:
     if not _header_ok(data[:12], limit):
         return None
     version, count = struct.unpack_from(">II", data, 4)
     end = len(data) - hash_size    # the trailing checksum
     pos, out, prev = 12, [], b""
     for _ in range(count):
+        pos_mode = pos + _MODE
         fixed = pos + _STAT + hash_size
         (flags,) = struct.unpack_from(">H", data, fixed)
         head = fixed + 2
@@ -112,7 +155,8 @@ def _parse(data: bytes, hash_size: int, limit: int) -> list[bytes] | None:
                 return None
         if not name or (flags & 0xFFF) != min(len(name), 0xFFF) or pos > end:
             return None
-        out.append(name)
+        (mode,) = struct.unpack_from(">I", data, pos_mode)
+        out.append((name, mode))
         prev = name
     while pos < end:   # extensions: a 4-byte signature and a 32-bit size each
         ext, size = struct.unpack_from(">4sI", data, pos)

@@ -20,7 +20,8 @@ that runs the program must never be called read-only.
   help, gui …): listed so that the table is complete and the reason is known.
 
 ``when`` names the values that run something (``WHEN``): ``core.fsmonitor = false`` does not,
-``pretty.<name>`` does only when the format shows signatures (``%G…``, ``%(signature)``: gpg).
+``pretty.<name>`` does only when the format shows signatures (``%G…``, ``%+G?``: gpg; read by
+:func:`shows_signatures`); a boolean is read as git reads it (:func:`git_bool`).
 
 To add a key: one ``GitKey`` line here (a pattern is ``section.key`` or
 ``section.<subsection-glob>.key``, lower-case, ``*`` for a placeholder); a key that runs
@@ -30,7 +31,8 @@ nothing goes in ``REVIEWED_KEYS`` with the reason.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from functools import lru_cache
 
@@ -43,22 +45,76 @@ class Runs(StrEnum):
     OTHER = "other"      # only forms that are never read-only
 
 
-_FALSE = frozenset({"false", "no", "off", "0", ""})
-_TRUE = frozenset({"true", "yes", "on", "1"})
-
-
 def _value(v: str | None) -> str:
     return (v or "").strip().lower()
+
+
+# git_parse_signed reads an int as strtoimax(value, &end, 0) does (blanks, a sign, 0x hex, 0 octal)
+# and accepts a unit after it: k, m or g, in either case.
+_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(.*)", re.S)
+_UNIT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_INT_MAX = (1 << 31) - 1
+
+
+def git_bool(v: str | None) -> bool | None:
+    """The boolean git reads from a configuration value (``git_parse_maybe_bool``): a bare key is
+    true, an empty value false, true/yes/on and false/no/off in any case, else an int that
+    ``git_parse_int`` accepts — ``2``, ``-1``, ``0x10``, ``1k`` are true, ``0`` and ``-0`` false.
+    None: git rejects the value (``git config --bool`` dies; ``" yes "`` quoted, ``08``, ``1 ``).
+    Checked against ``git config --bool`` by ``tests/test_readonly_gitconfig.py``."""
+    if v is None:
+        return True
+    if not v:
+        return False
+    if v.lower() in ("true", "yes", "on"):
+        return True
+    if v.lower() in ("false", "no", "off"):
+        return False
+    m = _INT.fullmatch(v)
+    factor = _UNIT.get(m.group(3).lower()) if m else None
+    if m is None or factor is None:
+        return None
+    n = int(m.group(2), 16 if m.group(2)[1:2] in ("x", "X") else 8 if m.group(2)[:1] == "0" else 10)
+    if n * factor > _INT_MAX:   # git checks the magnitude against INT_MAX: -2147483648 is refused
+        return None
+    return n != 0
+
+
+def _runs_if_true(v: str | None) -> bool:
+    """A boolean key: true as git reads it, or a value git rejects (git dies on it, but maybe
+    only after other work, a lazy fetch say, has run: fail closed)."""
+    return git_bool(v) is not False
+
+
+def shows_signatures(fmt: str) -> bool:
+    """Whether a pretty format (``--format``, ``format.pretty``, ``pretty.<name>``) has a
+    placeholder that verifies signatures (runs gpg.program). git expands ``%%`` to a percent
+    sign; any other ``%`` starts a placeholder, after at most one of the modifiers ``+``, ``-``
+    and a blank; and every placeholder starting with ``G`` (``%G?``, ``%GS``, ``%GK``, ``%GF``,
+    ``%GP``, ``%GT``, ``%GG``, and an unknown ``%Gx`` too) checks the commit's signature before
+    it looks at the next letter (``format_commit_one``). A column spec ``%<(…)`` is a
+    placeholder of its own, so the one after it is read the same way. ``%(signature`` counts
+    too (newer gits' ref formats)."""
+    i = 0
+    while (i := fmt.find("%", i)) >= 0:
+        if fmt.startswith("%%", i):
+            i += 2
+            continue
+        j = i + 1 + (fmt[i + 1:i + 2] in ("+", "-", " "))
+        if fmt.startswith("G", j) or fmt.startswith("(signature", j):
+            return True
+        i += 1
+    return False
 
 
 # Which values of a key run something. ``sub`` is the entry's subsection (None without one).
 WHEN: dict[str, Callable[[str | None, str | None], bool]] = {
     "set": lambda v, sub: True,                                   # any value, even empty
-    "not_false": lambda v, sub: v is None or _value(v) not in _FALSE,
-    "valued_not_false": lambda v, sub: v is not None and _value(v) not in _FALSE,
-    "true": lambda v, sub: v is None or _value(v) in _TRUE,
-    "signing": lambda v, sub: v is None or _value(v) not in _FALSE,  # true / if-asked
-    "signature_format": lambda v, sub: "%g" in _value(v) or "%(signature" in _value(v),
+    "not_false": lambda v, sub: _runs_if_true(v),                 # a program, or a boolean
+    "valued_not_false": lambda v, sub: v is not None and _runs_if_true(v),
+    "true": lambda v, sub: _runs_if_true(v),
+    "signing": lambda v, sub: _runs_if_true(v),                   # true / if-asked
+    "signature_format": lambda v, sub: shows_signatures(v or ""),
     "shell_alias": lambda v, sub: _value(v).startswith("!"),
     "bang": lambda v, sub: _value(v).startswith("!"),
     "absolute": lambda v, sub: _value(v).startswith("/"),
@@ -114,6 +170,9 @@ PROGRAM_KEYS: tuple[GitKey, ...] = (
        "any form that needs an object the partial clone lacks (show, diff, log -p, blame …)"),
     _k("remote.*.promisor", "makes the remote a promisor: read forms fetch missing objects from it",
        f"{R} {N}", "as extensions.partialClone", "true"),
+    _k("remote.*.partialCloneFilter", "makes the remote a promisor as remote.*.promisor does (git "
+       "2.39 registers a promisor remote for it): read forms fetch missing objects from it",
+       f"{R} {N}", "as extensions.partialClone"),
     _k("trace2.normalTarget", "writes trace output (a file or socket) on every git command", R,
        "every git command"),
     _k("trace2.perfTarget", "writes trace output (a file or socket) on every git command", R,
@@ -370,10 +429,58 @@ def program_key(section: str, subsection: str | None, key: str, value: str | Non
 NETWORK_SUBCOMMANDS = frozenset({"fetch", "pull", "push", "clone", "ls-remote"})
 
 # Keys that only matter when git may fetch missing objects (``--no-lazy-fetch`` turns that off).
-LAZY_FETCH = frozenset({"extensions.partialClone", "remote.*.promisor"})
+LAZY_FETCH = frozenset({"extensions.partialClone", "remote.*.promisor", "remote.*.partialCloneFilter"})
 # Keys that only matter when git starts a pager: never when its stdout is not a terminal
 # (``git_pager`` returns no pager unless ``isatty(1)``) or with ``--no-pager``/``-P``.
 PAGER = frozenset({"core.pager", "pager.*"})
+
+
+# -- the environment ---------------------------------------------------------------------------
+# git reads its environment, which it shares with the gate. A ``GIT_*`` variable not listed here
+# makes git's read forms not read-only: it may name another repository or index (GIT_DIR,
+# GIT_COMMON_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY …), add configuration
+# (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT), run a program (GIT_EXTERNAL_DIFF, GIT_EXEC_PATH,
+# GIT_TEST_FSMONITOR …) or write a file (GIT_TRACE*), none of which the checks model: fail closed.
+_NETWORK_ONLY = ("used only when git talks to a remote: network forms, and lazy fetches, which "
+                 "a promisor remote's configuration already refuses")
+HARMLESS_ENV: dict[str, str] = {
+    **dict.fromkeys(("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+                     "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"), "an identity"),
+    **dict.fromkeys(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"),
+                    "read by the checks, as git reads it"),
+    **dict.fromkeys(("GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"),
+                    "only stops git's discovery earlier: the checks look further up"),
+    **dict.fromkeys(("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
+                     "GIT_ICASE_PATHSPECS"), "how pathspecs match"),
+    **dict.fromkeys(("GIT_EDITOR", "GIT_SEQUENCE_EDITOR"), "the read forms start no editor"),
+    **dict.fromkeys(("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS",
+                     "GIT_PROXY_COMMAND", "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER",
+                     "GIT_TERMINAL_PROMPT"), _NETWORK_ONLY),
+    "GIT_CONFIG": "read by `git config` alone (credential_source counts it as unknown configuration)",
+    "GIT_OPTIONAL_LOCKS": "a switch", "GIT_FLUSH": "a switch", "GIT_MERGE_VERBOSITY": "a level",
+    "GIT_REFLOG_ACTION": "a reflog message", "GIT_PAGER_IN_USE": "set by git for its pager",
+    "GIT_DEFAULT_HASH": "used by init and clone alone", "GIT_TEMPLATE_DIR": "used by init and clone alone",
+    "GIT_NO_REPLACE_OBJECTS": "turns replacement objects off", "GIT_PROGRESS_DELAY": "a delay",
+}
+HARMLESS_ENV_PREFIXES: dict[str, str] = {"GIT_SSL_": _NETWORK_ONLY, "GIT_HTTP_": _NETWORK_ONLY}
+# The pager git starts (before core.pager, and PAGER after it): a program, only where git may
+# start a pager (as PAGER keys).
+PAGER_ENV = ("GIT_PAGER", "PAGER")
+# Variables that make git use another repository, index, object store or more configuration
+# than the files the checks read: what git prints or runs is not what the checks saw.
+ELSEWHERE_ENV = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE",
+                 "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+
+
+def unmodelled_env(env: Mapping[str, str], pager: bool) -> list[str]:
+    """The variables of ``env`` that make git's read forms do what the checks do not see: every
+    ``GIT_*`` variable not reviewed above, and ``GIT_PAGER``/``PAGER`` naming a program where
+    git may start a pager."""
+    out = [name for name in env if name.startswith("GIT_") and name not in HARMLESS_ENV
+           and name not in PAGER_ENV and not name.startswith(tuple(HARMLESS_ENV_PREFIXES))]
+    # git_pager runs no pager for an empty value or `cat`
+    return sorted(out) + [name for name in PAGER_ENV if pager and env.get(name, "") not in ("", "cat")]
 
 
 def shown(k: GitKey, subsection: str | None, key: str) -> str:

@@ -5,13 +5,19 @@ span of the whole command."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from re import IGNORECASE
+from typing import TYPE_CHECKING
 
 from ..._lazyre import lazy_compile
 from ..._record import record
 from ..facts import Context, PathClass, PathOp, SensitiveHit
-from ..ir import Command, CommandKind
+from ..ir import Command, CommandKind, Word
 from .roles import Role
+
+if TYPE_CHECKING:
+    from ..commands.spec import Parsed
 
 
 @record
@@ -183,9 +189,10 @@ _CREDENTIALS = "git config: a credential in a URL or header"
 def _git_call(cmd: Command, ctx: Context) -> tuple[list[Path], bool, str, list[str]] | None:
     """A git command line read past its global options: the directories it runs in (``-C``
     followed), whether another repository or configuration is named (``--git-dir``,
-    ``--work-tree``, ``-c``, ``--config-env``), the subcommand and its words; None without a
-    subcommand."""
+    ``--work-tree``, ``-c``, ``--config-env``, or a variable of the environment such as
+    ``GIT_DIR``), the subcommand and its words; None without a subcommand."""
     from ..commands.gitglobal import split_globals
+    from ..git.config import elsewhere_env
 
     texts = [w.text for w in cmd.words]
     k, opts = split_globals(cmd.words[1:])
@@ -199,7 +206,7 @@ def _git_call(cmd: Command, ctx: Context) -> tuple[list[Path], bool, str, list[s
     i = k + 1
     if i >= len(texts):
         return None
-    return dirs, elsewhere, texts[i], texts[i + 1:]
+    return dirs, elsewhere or elsewhere_env() is not None, texts[i], texts[i + 1:]
 
 
 def _git_runs_configured_programs(cmd: Command, ctx: Context) -> list[SensitiveHit]:
@@ -280,22 +287,50 @@ def _patches(rest: list[str]) -> bool:
 
 
 _HEXISH = lazy_compile(r"[0-9a-fA-F]{4,64}")
+# A revision whose last step gives a commit (or a tree), never a blob: a parent or ancestor
+# (`^`, `^2`, `~3`), `^{commit}`/`^{tree}`, a message search (`^{/fix}`), the commit-only
+# suffixes of ranges (`^@`, `^!`, `^-`), a branch's `@{upstream}`/`@{push}`/`@{-1}`.
+_NOT_A_BLOB = lazy_compile(r".*(\^[0-9]*|~[0-9]*|\^\{(commit|tree|/.*)\}|\^[@!]|\^-[0-9]*"
+                           r"|@\{(-[0-9]+|u|upstream|push)\})", flags=IGNORECASE)
 
 
 def _may_name_blob(word: str) -> bool:
-    """``HEAD:.env``, ``:0:.env`` or an object name that may be a blob's (``git ls-files -s``
-    prints them): ``git show`` prints such a blob even with ``-s`` or ``--stat``."""
-    return ":" in word or bool(_HEXISH.fullmatch(word))
+    """Whether a revision named by ``word`` may be a blob (or a tag of one), which ``git show``
+    prints whole even with ``-s`` or ``--stat``: anything but HEAD, a range, or a revision whose
+    last step gives a commit (:data:`_NOT_A_BLOB`). A path (``HEAD:.env``, ``:0:.env``), an
+    object id, a peeled one (``8ff4d77^{}``, ``^{blob}``, ``^{object}``), a reflog entry
+    (``x@{1}``) and any ref name (a tag may point at a blob) may: fail closed."""
+    if ":" in word or _HEXISH.fullmatch(word):
+        return True
+    if word in ("HEAD", "@") or ".." in word:
+        return False
+    return not _NOT_A_BLOB.fullmatch(word)
 
 
-def prints_content(sub: str, rest: list[str]) -> bool:
-    """Whether ``git SUB REST`` may print the contents of tracked files (conservative: an
-    unknown output option counts as a patch)."""
+def prints_content(sub: str, args: Sequence[Word]) -> bool:
+    """Whether ``git SUB ARGS`` may print the contents of tracked files. Read twice, and content
+    when either reading says so: as the subcommand's table reads the words (``commands/git.py``:
+    ``grep -e -l`` has the pattern ``-l``, ``show -I -s`` the regex ``-s``, ``cat-file -pp`` is
+    ``-p`` twice) and word by word (a word the table does not know still counts; an unknown
+    output option counts as a patch)."""
+    from ..commands.git import read_form
+
+    texts = [w.text for w in args]
+    if _prints_by_words(sub, texts):
+        return True
+    parsed = read_form(sub, args)   # None: not a read form, the words alone decide
+    return parsed is not None and _prints_by_table(sub, parsed)
+
+
+def _prints_by_words(sub: str, rest: list[str]) -> bool:
+    """The word-by-word reading: a word that spells a content option anywhere counts."""
     words = rest[:rest.index("--")] if "--" in rest else rest
     if sub in ("grep", "range-diff"):
         return sub == "range-diff" or not _GREP_NAMES & set(words)
     if sub == "cat-file":
         return bool(_CAT_CONTENT & {w.split("=", 1)[0] for w in words})
+    if sub == "config":   # `--blob` reads configuration from a (tracked) blob (git abbreviates it)
+        return any(w.split("=", 1)[0] in ("--bl", "--blo", "--blob") for w in words)
     if sub == "stash":   # `stash show` prints the patch when stash.showPatch says so
         return bool(words[:1] == ["show"] or _patches(words))
     if sub == "show" and any(_may_name_blob(w) for w in words if not w.startswith("-")):
@@ -305,30 +340,78 @@ def prints_content(sub: str, rest: list[str]) -> bool:
     return sub in _LOGLIKE and _patches(words)
 
 
+def _prints_by_table(sub: str, p: Parsed) -> bool:
+    """The table's reading: only options read as options count (a value is never one), and
+    an option the table does not know may be an output option (a patch)."""
+    names = {n for o in p.opts for n in o.flag.names}
+    unknown = any(f.rule in ("readonly.unknown_flag", "readonly.abbreviation") for f in p.findings)
+    if sub == "grep":
+        return not names & _GREP_NAMES
+    if sub == "cat-file":
+        return bool(names & _CAT_CONTENT) or [w.text for w in p.operands[:1]] == ["blob"]
+    if sub == "config":
+        return "--blob" in names
+    patches = unknown or any(n in _PATCH_WORDS or n.startswith(_PATCH_PREFIXES) for n in names)
+    if sub == "show" and any(_may_name_blob(w.text) for w in p.operands):
+        return True
+    if sub in ("show", "diff", "stash"):   # (--stat-width= and the like turn --stat on)
+        return patches or not any(n.startswith(_NAMES_ONLY) for n in names)
+    return sub in _LOGLIKE and patches
+
+
 def _git_prints_tracked_secrets(cmd: Command, ctx: Context) -> list[SensitiveHit]:
     """A git form that may print file contents, in a repository that tracks a file of the leak
-    table (its index read without git), reads that secret; so does one in a repository whose
-    index cannot be read exactly (bare, split, past the bound), or with ``--git-dir``/``-c``."""
-    from ..git.index import tracked
+    table (its index read without git), or one of whose submodules does (``grep
+    --recurse-submodules``, ``--submodule=diff`` and the ``submodule.recurse``/``diff.submodule``
+    keys print their files), reads that secret; so does one in a repository whose index cannot
+    be read exactly (bare, split, past the bound), or with ``--git-dir``/``-c``/``GIT_DIR``."""
+    from ..commands.gitglobal import split_globals
     from .resolve import leak_among
 
     call = _git_call(cmd, ctx)
-    if call is None or not prints_content(call[2], call[3]):
+    if call is None:
         return []
     dirs, elsewhere, sub, _ = call
+    args = cmd.words[split_globals(cmd.words[1:])[0] + 2:]
+    if not prints_content(sub, args):
+        return []
     why = f"git {sub} prints what the repository tracks"
     for d in dirs:
-        found = None if elsewhere else tracked(d, TRACKED_BOUND)
-        if found is None and not elsewhere:
-            continue   # no repository: git prints nothing
-        if found is None or found[1] is None:
-            where = str(found[0]) if found is not None else str(d)
-            return [SensitiveHit(where, PathClass.LEAK, PathOp.READ, cmd.span,
-                                 f"{why}, and its index was not read exactly")]
-        if (leak := leak_among(str(found[0]), found[1], ctx)) is not None:
-            return [SensitiveHit(leak, PathClass.LEAK, PathOp.READ, cmd.span,
-                                 f"{why}: it tracks a secret")]
+        for where, names, whom in _tracked_here_and_below(d, ctx.home, elsewhere):
+            if names is None:
+                return [SensitiveHit(where, PathClass.LEAK, PathOp.READ, cmd.span,
+                                     f"{why}, and the index of {whom} was not read exactly")]
+            if (leak := leak_among(where, names, ctx)) is not None:
+                return [SensitiveHit(leak, PathClass.LEAK, PathOp.READ, cmd.span,
+                                     f"{why}: {whom} tracks a secret")]
     return []
+
+
+_Tracked = tuple[str, list[bytes] | None, str]   # a work tree, its tracked names (None: unknown), whom
+
+
+def _tracked_here_and_below(d: Path, home: Path, elsewhere: bool) -> list[_Tracked]:
+    """What the repository git uses in ``d`` tracks, and every submodule git may enter from it
+    (``config.submodule_repos``): (work tree, names, whom); nothing outside a repository."""
+    from ..git import config, index
+
+    found = None if elsewhere else index.tracked(d, TRACKED_BOUND)
+    if found is None and not elsewhere:
+        return []   # no repository: git prints nothing
+    if found is None or found[1] is None:
+        return [(str(found[0]) if found is not None else str(d), None, "the repository")]
+    out: list[_Tracked] = [(str(found[0]), found[1], "the repository")]
+    try:
+        repo = config.discover(d)
+        subs = config.submodule_repos(repo, home) if repo is not None else []
+    except config.ConfigError:
+        return [*out, (str(found[0]), None, "a submodule")]
+    for sub in subs:
+        size = index.hash_size(sub)
+        names = None if size is None else index.names(sub.gitdir, size, TRACKED_BOUND)
+        top = str(sub.worktree or sub.gitdir)
+        out.append((top, names, f"the submodule at {top}"))
+    return out
 
 
 TRACKED_BOUND = 100_000   # index entries read (~0.6 us each); a bigger index counts as unread
