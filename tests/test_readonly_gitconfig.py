@@ -343,12 +343,14 @@ def test_alias_named_like_a_read_form(repo: tuple[Path, Path]) -> None:
 def test_environment_git_reads(repo: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """A GIT_* variable the checks do not model makes the read forms not read-only, naming it;
     reviewed ones do not; GIT_PAGER/PAGER count only where a pager may start and names a
-    program (git_pager starts none for "" or "cat"). tests/test_git_setup_oracle.py runs git."""
+    program other than git's own default (git_pager starts none for "" or "cat", and runs less
+    with nothing set). tests/test_git_setup_oracle.py runs git."""
     ws, home = repo
     for name, value, pager, counts in (("GIT_DIR", "/x", False, True), ("GIT_TRACE", "1", False, True),
                                        ("GIT_AUTHOR_NAME", "a", False, False),
                                        ("GIT_SSL_CAINFO", "/c", False, False),
-                                       ("PAGER", "less", True, True), ("PAGER", "less", False, False),
+                                       ("PAGER", "most", True, True), ("PAGER", "less -R", True, True),
+                                       ("PAGER", "most", False, False), ("PAGER", "less", True, False),
                                        ("GIT_PAGER", "cat", True, False)):
         with monkeypatch.context() as m:
             m.setenv(name, value)

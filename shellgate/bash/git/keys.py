@@ -479,8 +479,9 @@ def unmodelled_env(env: Mapping[str, str], pager: bool) -> list[str]:
     git may start a pager."""
     out = [name for name in env if name.startswith("GIT_") and name not in HARMLESS_ENV
            and name not in PAGER_ENV and not name.startswith(tuple(HARMLESS_ENV_PREFIXES))]
-    # git_pager runs no pager for an empty value or `cat`
-    return sorted(out) + [name for name in PAGER_ENV if pager and env.get(name, "") not in ("", "cat")]
+    # git_pager runs no pager for an empty value or `cat`, and `less` is what it runs anyway
+    return sorted(out) + [name for name in PAGER_ENV
+                          if pager and env.get(name, "").strip() not in ("", "cat", "less")]
 
 
 def shown(k: GitKey, subsection: str | None, key: str) -> str:
