@@ -273,10 +273,25 @@ def _undo_step(marked: list[str]) -> str:
     if not marked:
         return ""
     words = " ".join(map(shlex.quote, marked))
-    undo = " ".join(map(shlex.quote, [sys.executable, "-I", "-m", "shellgate.sandbox.confine",
-                                      "--undo"]))
+    undo = " ".join(map(shlex.quote, [python(), "-I", "-m", "shellgate.sandbox.confine", "--undo"]))
     return (f'__sg_u=; for __sg_p in {words}; do if [ -e "$__sg_p" ] || [ -L "$__sg_p" ]; '
             f'then __sg_u=1; fi; done; [ -z "$__sg_u" ] || {undo} {words} >&2; unset __sg_p __sg_u; ')
+
+
+@functools.cache
+def python() -> str:
+    """The interpreter the line runs shellgate's helper with: this one, spelled the same
+    whichever of its names started the hook (``python3`` or ``python3.11``, a console script's
+    shebang or ``init``'s command), so that the in-process hook, the warm server and the
+    client's fallback write the same line: ``PREFIX/bin/python3`` (a venv's own, which keeps
+    its site-packages) when that is this interpreter, else ``sys.executable``."""
+    candidate = os.path.join(sys.prefix, "bin", "python3")
+    try:
+        if os.path.samefile(candidate, sys.executable):
+            return candidate
+    except OSError:
+        pass
+    return sys.executable
 
 
 def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = None,
@@ -301,7 +316,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, inner))
                       + f" {FILTER_FD}<{shlex.quote(str(filt))}", _undo_step(unbound(policy, disk)))
     elif kind is Tier.LANDLOCK:
-        argv = [sys.executable, "-I", "-m", "shellgate.sandbox.confine"]
+        argv = [python(), "-I", "-m", "shellgate.sandbox.confine"]
         for root in policy.roots():
             argv += ["--write", str(root)]
         roots = tuple(map(str, policy.roots()))
