@@ -8,7 +8,9 @@ thread (:mod:`.spawner`).
 Landlock cannot make a path inside a writable root read-only, so this process stays outside
 the restriction as the command's parent: it records the ``--protect`` paths before the command
 and puts them back after it (:mod:`.guard`), reporting each undo on stderr — the implant threat
-is code that runs later, outside the sandbox. stdin, stdout, stderr and fd 3 (the line's cwd
+is code that runs later, outside the sandbox. Before that it kills whatever the command left
+running (it is the reaper of the command's orphans, :mod:`.reaper`), which could write after
+the check. stdin, stdout, stderr and fd 3 (the line's cwd
 report) are the command's own. Any failure to set up exits 126 with a reason and runs nothing.
 """
 
@@ -54,20 +56,27 @@ def main(argv: list[str]) -> int:
         paths, network, program = _parse(argv)
         if not program:
             raise ValueError("no program after --")
+        from . import reaper
         from .guard import Guard
         from .spawner import Spawner
 
+        if not reaper.enable():
+            raise OSError("cannot become the reaper of the command's orphans (PR_SET_CHILD_SUBREAPER)")
         guard = Guard(tuple(paths["protect"]), roots=tuple(paths["write"]))
         tmp = tempfile.mkdtemp(prefix="shellgate-hook-")   # the command's own TMPDIR
         spawner = Spawner((*paths["write"], Path(tmp)), tuple(paths["hide"]), network)
         fds = tuple(fd for fd in (3,) if _is_open(fd))
         child = spawner.popen(program, pass_fds=fds, env={**os.environ, "TMPDIR": tmp})
+        born = reaper.birth(child.pid)
     except Exception as exc:  # noqa: BLE001 - nothing may run unconfined
         print(f"shellgate: not run: the sandbox could not be set up ({exc})", file=sys.stderr)
         return 126
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda n, _f: child.send_signal(n))
     code = child.wait()
+    # What the command left running (`(setsid sh -c '…; echo … > .envrc' &)`) would write after
+    # the check: it ends first. As our orphans, they are found however they detached.
+    reaper.sweep(child.pid, born)
     for fd in fds:
         os.close(fd)   # the report fd belongs to the command: the line reads it to its end
     for violation in guard.check():

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 MAX_LINE = 120_000   # below Linux's 128 KiB limit on one argument (MAX_ARG_STRLEN)
 INNER_FD = 3         # the inner shell's final $PWD comes back on this fd
 FILTER_FD = 9
+WATCH_FD = 5         # bwrap reports its sandbox's init to the undo's watcher on this fd
 
 
 @record
@@ -278,6 +279,19 @@ def _undo_step(marked: list[str]) -> str:
             f'then __sg_u=1; fi; done; [ -z "$__sg_u" ] || {undo} {words} >&2; unset __sg_p __sg_u; ')
 
 
+def _watched(line: str, marked: list[str]) -> str:
+    """``line`` behind the watcher of its undo (:mod:`.watch`), armed before bwrap starts: a
+    line killed before its last step is undone all the same. No watcher, nothing run (126)."""
+    if not marked:
+        return line
+    watch = os.path.join(os.path.dirname(os.path.abspath(__file__)), "watch.py")
+    arm = " ".join(map(shlex.quote, [python(), "-I", "-S", watch, "arm"]))
+    words = " ".join(map(shlex.quote, marked))
+    return (f'if __sg_w=$({arm} "$$" {words}); then __sg_t=${{__sg_w#* }}; __sg_w=${{__sg_w%% *}}; '
+            + line + '; __sg_s=$?; printf %s "$__sg_t" 2>/dev/null 1<>"$__sg_w/f"; '
+            'unset __sg_w __sg_t; (exit $__sg_s); else (exit 126); fi')
+
+
 @functools.cache
 def python() -> str:
     """The interpreter the line runs shellgate's helper with: this one, spelled the same
@@ -313,8 +327,13 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
                 + mount_args(policy, tmpdir=None, visible=visible, disk=disk)
                 + ["--seccomp", str(FILTER_FD)])
         inner = [bash, "-c", INNER_SCRIPT, "bash", command]
+        marked = unbound(policy, disk)
+        if marked:
+            argv += ["--info-fd", str(WATCH_FD)]
         line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, inner))
-                      + f" {FILTER_FD}<{shlex.quote(str(filt))}", _undo_step(unbound(policy, disk)))
+                      + f" {FILTER_FD}<{shlex.quote(str(filt))}"
+                      + (f' {WATCH_FD}>"$__sg_w/f"' if marked else ""), _undo_step(marked))
+        line = _watched(line, marked)
     elif kind is Tier.LANDLOCK:
         argv = [python(), "-I", "-m", "shellgate.sandbox.confine"]
         for root in policy.roots():

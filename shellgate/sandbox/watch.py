@@ -1,0 +1,154 @@
+"""The watcher behind a bwrap line's undo: the removal of what a command made at protected
+paths that did not exist (:func:`.enforce._undo_step`, :func:`.guard.undo_created`) must
+happen even when the agent kills the line before it reaches that step.
+
+The agent's timeout or an interrupt kills the line's process group (Codex) or its process tree
+(Claude Code); the step after bwrap then never runs, and an ``.envrc`` or
+``.claude/settings.json`` the command wrote stays for a later, unconfined program to run. So,
+before bwrap starts, the line runs::
+
+    python -I -S …/shellgate/sandbox/watch.py arm SHELL_PID ANCHOR//REST …   # "DIR TOKEN"
+
+which leaves a detached process (its own session, re-parented away from the line: neither a
+group kill nor a walk of the line's descendants reaches it) holding a FIFO ``DIR/f`` and a
+pidfd of the line's shell. bwrap reports its sandbox's init there (``--info-fd``); the line's
+last step writes TOKEN there. The watcher stands down when TOKEN arrives. When the shell dies
+first, or the sandbox ends and no TOKEN follows within :data:`GRACE` seconds, it waits for the
+sandbox's init to be gone (a PID namespace ends with its init, so nothing inside can write any
+more) and undoes, like the line's own step would have. The FIFO lives in the host's ``/tmp``,
+which the sandbox replaces with its own, and TOKEN is never in a command line or environment.
+
+Run as a file, not as a module of the package: only ``os``, ``select`` and ``contextlib`` are
+imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms);
+the undo imports :mod:`.guard` from the package this file belongs to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import sys
+
+GRACE = 2.0       # seconds the line's own step has, after the sandbox ended, to say it is done
+NO_START = 10.0   # seconds to wait for bwrap's report once the shell died without one
+
+
+def _child_pid(report: bytes) -> int | None:
+    """The ``"child-pid": N`` of bwrap's ``--info-fd`` report (JSON; no json import)."""
+    key = report.find(b'"child-pid"')
+    if key < 0:
+        return None
+    rest = report[key + 11:].lstrip(b" \t\n\r")
+    if not rest.startswith(b":"):
+        return None
+    digits = rest[1:].lstrip(b" \t\n\r")
+    end = next((k for k, c in enumerate(digits) if not 48 <= c <= 57), len(digits))
+    return int(digits[:end]) if 0 < end < len(digits) else None
+
+
+def _ppid(pid: int) -> int:
+    """The parent of ``pid`` (-1 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        return int(stat[stat.rindex(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+def arm(shell: int, marks: list[str]) -> int:
+    """Set up the FIFO and the detached watcher, print ``DIR TOKEN`` and return."""
+    token = os.urandom(16).hex()
+    where = f"/tmp/shellgate-watch-{token[:16]}"
+    os.mkdir(where, 0o700)
+    fifo = f"{where}/f"
+    os.mkfifo(fifo, 0o600)
+    # Read end, non-blocking: no writer has come yet, so it never reads as hung up until one has.
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    sfd = os.pidfd_open(shell)
+    child = os.fork()
+    if child == 0:   # pragma: no cover - runs in the detached process (tested by its effect)
+        try:
+            os.setsid()
+            if os.fork():
+                os._exit(0)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            _watch(shell, rfd, sfd, fifo, token.encode(), marks)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(fifo)
+                os.rmdir(where)
+            os._exit(0)
+    os.waitpid(child, 0)
+    os.close(rfd)
+    os.close(sfd)
+    print(where, token)
+    return 0
+
+
+def _watch(shell: int, rfd: int, sfd: int, fifo: str, token: bytes, marks: list[str]) -> None:
+    """Wait until the line says it is done (return), or until it cannot any more and the
+    sandbox is gone (undo, then return)."""
+    seen = b""
+    init_fd: int | None = None
+    shell_dead = sandbox_done = False
+    while not (shell_dead and (sandbox_done or init_fd is not None)):
+        waits = [rfd] + ([sfd] if not shell_dead else []) + ([init_fd] if init_fd is not None else [])
+        timeout = NO_START if shell_dead else GRACE if sandbox_done else None
+        ready, _, _ = select.select(waits, [], [], timeout)
+        if not ready:   # the line's step never came after its sandbox, or no sandbox came
+            break
+        if rfd in ready:
+            data = os.read(rfd, 65536)
+            if not data:   # every writer left: reopen, so that the next one is seen
+                os.close(rfd)
+                rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            seen = (seen + data)[-65536:]
+            if token in seen:
+                return
+            if init_fd is None and not sandbox_done and (pid := _child_pid(seen)) is not None:
+                sandbox_done = _ppid(pid) == -1   # it ended before we read of it
+                if not sandbox_done:
+                    init_fd = _open_init(pid, None if shell_dead else shell)
+        if sfd in ready:
+            shell_dead = True
+        if init_fd is not None and init_fd in ready:
+            os.close(init_fd)
+            init_fd, sandbox_done = None, True
+    if init_fd is not None:   # the shell is gone while its sandbox still runs: wait for its end
+        select.select([init_fd], [], [])
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from shellgate.sandbox.guard import undo_created
+
+    undo_created(tuple(marks))
+
+
+def _open_init(pid: int, shell: int | None) -> int | None:
+    """A pidfd of the sandbox's init, when ``pid`` is a child of the bwrap the line's shell
+    started (its parent's parent; any parent once that shell is dead): nothing else written to
+    the FIFO is believed."""
+    parent = _ppid(pid)
+    if parent == -1 or (shell is not None and _ppid(parent) != shell):
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:
+        return None
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2 or argv[0] != "arm" or not argv[1].isdigit():
+        print("usage: watch arm SHELL_PID ANCHOR//REST …", file=sys.stderr)
+        return 2
+    try:
+        return arm(int(argv[1]), argv[2:])
+    except OSError as exc:
+        print(f"shellgate: not run: the undo watcher could not be set up ({exc})", file=sys.stderr)
+        return 126
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

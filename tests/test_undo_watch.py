@@ -1,0 +1,168 @@
+"""What a confined hook line protects must stay protected when the agent kills the line or the
+command leaves something running (shellgate/sandbox/watch.py, confine.py).
+
+* bwrap tier: a protected path that did not exist (``.envrc`` here) is removed by the line's
+  last step; the agent's timeout or interrupt kills the line first — its process group
+  (Codex), or just its shell — and the watcher armed before bwrap undoes all the same, once
+  the sandbox has ended. A line that runs to its end leaves no watcher behind.
+* Landlock tier: the helper checks the protected paths after the command; a process the
+  command left running (``setsid``, detached) used to write after that check.
+
+Every wait is on an event (a FIFO the command opens, a pidfd of the watcher), never a sleep.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.test_hooks_enforce import SHELLS, _landlock_or_skip, _tier, confined_line, make_world
+
+BWRAP = _tier() == "bwrap"
+WAIT = 60.0   # an upper bound for an event that comes at once: a failure, not a pace
+
+
+def _read_fifo(path: Path) -> bytes:
+    """Block until a writer opens ``path`` and has closed it; what it wrote."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 4096):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _watcher_of(shell_pid: int) -> int:
+    """The pid of the watcher armed for the line run by ``shell_pid`` (its `arm SHELL` words)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(a.endswith(b"sandbox/watch.py") for a in argv) and b"arm" in argv \
+                and argv[argv.index(b"arm") + 1] == str(shell_pid).encode():
+            return int(entry)
+    raise AssertionError(f"no watcher for shell {shell_pid}")
+
+
+def _wait_gone(pid: int) -> None:
+    fd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([fd], [], [], WAIT)
+        assert ready, f"watcher {pid} still running"
+    finally:
+        os.close(fd)
+
+
+def _start(world: dict, shell: str, line: str) -> subprocess.Popen:
+    return subprocess.Popen([shell, "-c", line], cwd=world["work"], env=world["env"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _world(tmp_path: Path) -> dict:
+    world = make_world(tmp_path)
+    (world["work"] / ".envrc").unlink()   # a protected path that does not exist: not bindable
+    os.mkfifo(world["work"] / "ready")
+    os.mkfifo(world["work"] / "go")
+    return world
+
+
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason="the hook tier here is not bwrap")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("shell", SHELLS)
+def test_group_killed_after_the_write_is_undone(tmp_path: Path, shell: str) -> None:
+    world = _world(tmp_path)
+    line = confined_line(world, "echo 'eval evil' > .envrc; echo ready > ready; read x < go", "write")
+    proc = _start(world, shell, line)
+    try:
+        assert _read_fifo(world["work"] / "ready") == b"ready\n"
+        assert (world["work"] / ".envrc").exists()
+        watcher = _watcher_of(proc.pid)
+        os.killpg(proc.pid, signal.SIGKILL)   # the agent's timeout: the whole group
+        proc.wait()
+        _wait_gone(watcher)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert not (world["work"] / ".envrc").exists()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("shell", SHELLS)
+def test_shell_killed_sandbox_finishes_then_undone(tmp_path: Path, shell: str) -> None:
+    """Only the line's shell dies: the sandbox goes on, and the undo waits for its end (an
+    undo before it could be written over again)."""
+    world = _world(tmp_path)
+    line = confined_line(world, "echo ready > ready; read x < go; echo 'eval evil' > .envrc", "write")
+    proc = _start(world, shell, line)
+    try:
+        assert _read_fifo(world["work"] / "ready") == b"ready\n"
+        watcher = _watcher_of(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        (world["work"] / "go").write_text("x\n")   # the sandbox writes .envrc now, then ends
+        _wait_gone(watcher)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert not (world["work"] / ".envrc").exists()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("shell", SHELLS)
+def test_line_that_ends_dismisses_its_watcher(tmp_path: Path, shell: str) -> None:
+    """The line's last step tells the watcher it is done: an `.envrc` the user writes after
+    the line, in the same shell, is theirs (a watcher left waiting would remove it)."""
+    world = _world(tmp_path)
+    line = confined_line(world, "echo ready > ready; read x < go", "write")
+    script = line + "; echo '# mine' > .envrc; echo again > ready; read y < go"
+    proc = _start(world, shell, script)
+    try:
+        assert _read_fifo(world["work"] / "ready") == b"ready\n"
+        watcher = _watcher_of(proc.pid)
+        (world["work"] / "go").write_text("x\n")
+        assert _read_fifo(world["work"] / "ready") == b"again\n"
+        _wait_gone(watcher)
+        (world["work"] / "go").write_text("y\n")
+        assert proc.wait(timeout=WAIT) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert (world["work"] / ".envrc").read_text() == "# mine\n"
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_landlock_kills_what_the_command_left_running(tmp_path: Path, shell: str) -> None:
+    """The detached process holds `ready` open for writing until it ends: EOF there means it
+    ended, killed before its write or after it."""
+    _landlock_or_skip()
+    world = _world(tmp_path)
+    hooks = world["work"] / ".git" / "hooks"
+    cmd = ("(setsid sh -c 'while [ -e /proc/\"$0\" ]; do sleep 0.05; done; "
+           "echo evil > .envrc; echo hook > .git/hooks/pre-commit' \"$PPID\" > ready &) ; true")
+    line = confined_line(world, cmd, "write", tier="landlock")
+    proc = _start(world, shell, line)
+    try:
+        _read_fifo(world["work"] / "ready")
+        assert proc.wait(timeout=WAIT) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert not (world["work"] / ".envrc").exists()
+    assert not (hooks / "pre-commit").exists()
