@@ -42,6 +42,8 @@ REFUSED: dict[str, str] = {
     "scp": "copies files over the network", "rsync": "copies files (and can run programs)",
     "sftp": "copies files over the network", "watch": "runs a command repeatedly",
     "yes": "prints forever",
+    "addr2line": "looks up line numbers through BFD, which follows the .gnu_debuglink of a stripped "
+                 "object to a file named inside it (any path; measured with strace)",
     "top": "creates its configuration directory (~/.config/procps) when it is missing (strace)",
     "systemctl": "talks to the service manager over D-Bus or its private socket (a listing too: "
                  "the gate cannot see which calls it makes)",

@@ -19,7 +19,7 @@ Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
              "network", "git", "launchers", "toolchain", "openssl", "reference", "helpforms",
-             "wireshark", "iproute", "sysinfo")
+             "wireshark", "iproute", "sysinfo", "binutils")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -53,6 +53,7 @@ _INDEX_SRC = {
     "wireshark": "tshark",
     "iproute": "ip ss",
     "sysinfo": "lsblk findmnt lsmod lslocks lsns lsipc last vmstat",
+    "binutils": "readelf objdump nm size c++filt",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 _INDEX.update(dict.fromkeys(HELP_FORMS, "helpforms"))  # the help-form table is small: its own index

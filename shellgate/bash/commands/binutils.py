@@ -1,0 +1,303 @@
+"""GNU binutils' inspectors: readelf, objdump, nm, size and c++filt; addr2line is refused.
+
+Measured under ``strace -f`` (binutils 2.40, ``tests/test_binutils.py``). Each reads the files
+it is given and prints; none writes, connects or runs a program (nm dlopens the system's LTO
+plug-ins from ``/usr/lib/bfd-plugins``, a fixed directory). Three ways out were found, all
+through *paths named inside the file*, which the agent can craft and the sensitive-path
+scanner never sees:
+
+* **Separate debug files.** ``.gnu_debuglink`` / ``.gnu_debugaltlink`` name another file
+  (``../../x``, an absolute path), and the debug-dump forms open and read it (its CRC is
+  computed over the whole file); a debuginfod-enabled build also asks the servers in
+  ``DEBUGINFOD_URLS`` and fills ``~/.cache/debuginfod_client``. Measured here: readelf
+  ``-w…``/``--debug-dump``/``-P`` and objdump ``-W…``/``--dwarf``/``-g``/``-e``/``-L`` open it;
+  ``-wN`` (``--debug-dump=no-follow-links``) stops them, a later ``-wK`` turns it back on.
+  Newer readelf (``might_need_separate_debug_info``) also loads it for ``-s``, ``-u``, ``-a``
+  and the section dumps (``-x``, ``-p``, ``-R``, ``--ctf``, ``--sframe``): those are read-only
+  here only with ``-wN`` too, and never with ``-wK``/``follow-links``/``-P``/``-L``. BFD's own
+  line lookup follows the link whatever ``-WN`` says (objdump ``-l``, nm ``-l``, every
+  addr2line lookup: measured on a stripped binary), so those are refused.
+* **Source files.** objdump ``-S`` prints lines of the source files the DWARF names: a crafted
+  object naming ``~/.ssh/id_rsa`` prints the key (measured). Refused, with its helpers.
+* **Thin archives.** A ``!<thin>`` archive names its members by path; every one of these tools
+  opens them (objdump also inside an ordinary archive). An operand that is, or whose ordinary
+  archive holds, a thin archive is refused; so is one the same line may write, or a glob the
+  line's writes may change. With no operand nm, size and objdump read ``a.out``.
+
+``@FILE`` is a response file for all six (``Command.response_files``); ``nm --plugin`` loads a
+shared object (refused).
+"""
+
+from __future__ import annotations
+
+import glob as globmod
+import os
+from collections.abc import Iterable, Sequence
+from typing import BinaryIO
+
+from ..ir import Word
+from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes
+from .targets import expand_home
+
+V = Takes.VALUE
+
+# dwarf.c's debug_option_table: the letters of -w/-W and the names of --debug-dump/--dwarf.
+_LETTERS = frozenset("aArcLfFgiompstRlOuTUkKN")
+_NAMES = frozenset({
+    "abbrev", "addr", "ranges", "aranges", "cu_index", "decodedline", "frames", "frames-interp",
+    "gdb_index", "info", "line", "rawline", "links", "loc", "macro", "pubnames", "pubtypes",
+    "Ranges", "str", "str-offsets", "trace_abbrev", "trace_aranges", "trace_info", "follow-links",
+    "no-follow-links"})
+_FOLLOW = "follow-links"
+_NO_FOLLOW = "no-follow-links"
+_LINKS = ("follows .gnu_debuglink/.gnu_debugaltlink to a file named inside the object (any path; "
+          "a debuginfod-enabled build also asks the servers in DEBUGINFOD_URLS)")
+_SOURCE = "prints the source files named in the object's debug info (any path: a secret too)"
+_NEEDS_S = "only matters with -S, which prints source files named inside the object"
+
+_THIN = b"!<thin>\n"
+_ARCH = b"!<arch>\n"
+_MAX_MEMBERS = 4096
+_MAX_GLOB = 256
+
+
+def _dump_values(opt_word: Word, spelled: str, values: Sequence[Word]) -> tuple[set[str], str | None]:
+    """The debug-dump selections of one ``-w``/``--debug-dump`` option, as names (letters
+    mapped: K -> follow-links, N -> no-follow-links, k -> links), or why it is not understood."""
+    if not values:
+        return {"all"}, None
+    v = values[0]
+    if not v.static:
+        return set(), f"the debug-dump selection {v.text!r} is only known at run time"
+    if spelled.startswith("--"):
+        names = set(v.text.split(","))
+        bad = sorted(names - _NAMES)
+        return names, (f"unknown debug-dump name {bad[0]!r}" if bad else None)
+    letters = set(v.text)
+    bad = sorted(letters - _LETTERS)
+    names = {({"K": _FOLLOW, "N": _NO_FOLLOW, "k": "links"}.get(c, c)) for c in letters}
+    return names, (f"unknown debug-dump letter {bad[0]!r}" if bad else None)
+
+
+def _links_check(tool: str, dump: tuple[str, ...], loaders: tuple[str, ...],
+                 process_links: tuple[str, ...]) -> Check:
+    """A check: the options that may load separate debug files pass only with no-follow-links
+    given and follow-links (or process-links) nowhere; every other option never loads them."""
+    def check(p: Parsed, call: Call) -> Iterable[Finding]:
+        out: list[Finding] = []
+        follow: list[Finding] = []
+        nofollow = False
+        loading: list[tuple[str, Word]] = []
+        for o in p.opts:
+            names = set(o.flag.names)
+            if names & set(dump):
+                sel, bad = _dump_values(o.word, o.spelled, o.values)
+                if bad is not None:
+                    out.append(Finding(f"{tool} {o.spelled}: {bad}", o.word.span, "readonly.flag"))
+                nofollow |= _NO_FOLLOW in sel
+                if _FOLLOW in sel:
+                    follow.append(Finding(f"{tool} {o.word.text} {_LINKS}", o.word.span, "readonly.flag"))
+                if sel - {_FOLLOW, _NO_FOLLOW}:
+                    loading.append((o.word.text, o.word))
+            elif names & set(process_links):
+                follow.append(Finding(f"{tool} {o.spelled} {_LINKS}", o.word.span, "readonly.flag"))
+            elif names & set(loaders):
+                loading.append((o.spelled, o.word))
+        out.extend(follow)
+        if not nofollow and not follow:
+            dn = "-wN" if tool == "readelf" else "-WN"
+            out.extend(Finding(f"{tool} {spelled} may follow .gnu_debuglink/.gnu_debugaltlink to a file "
+                               f"named inside the object (any path; debuginfod servers too): add {dn} "
+                               "to make it read-only", w.span, "readonly.flag") for spelled, w in loading)
+        out.extend(_thin_archives(tool, p, call))
+        return out
+    return check
+
+
+def _thin_archives(tool: str, p: Parsed, call: Call) -> list[Finding]:
+    """Refuse operands that are thin archives (or ordinary archives holding one), or that this
+    line may write: the tool would open paths named inside them."""
+    words: list[Word | None] = list(p.operands) or ([None] if tool != "readelf" else [])
+    out: list[Finding] = []
+    for w in words:
+        text = "a.out" if w is None else w.text
+        span = call.command.words[0].span if w is None else w.span
+        if w is not None and not w.static:
+            continue  # refused already: a path only known at run time (Command.reads)
+        why = _operand_problem(text, bool(w is not None and w.glob), call)
+        if why is not None:
+            out.append(Finding(f"{tool} reads {text}: {why}", span, "readonly.operand"))
+    return out
+
+
+def _operand_problem(text: str, is_glob: bool, call: Call) -> str | None:
+    text = expand_home(text, call.ctx)
+    cwds = call.cwds
+    if cwds is None and not os.path.isabs(text):
+        return "the directory it runs in is not known (it could be a thin archive)"
+    writes = call.line_writes
+    bases = [""] if os.path.isabs(text) else [str(c) for c in cwds or ()]
+    for base in bases:
+        pattern = os.path.join(base, text) if base else text
+        if is_glob:
+            if writes is None or writes:
+                return "this line writes files, which may change what the glob names"
+            paths = globmod.glob(pattern)
+            if len(paths) > _MAX_GLOB:
+                return f"the glob names more than {_MAX_GLOB} files (not all checked for thin archives)"
+        else:
+            paths = [os.path.normpath(pattern)]
+            if writes is None or paths[0] in writes:
+                return "this line may write it first (it could become a thin archive)"
+        for path in paths:
+            why = _archive_problem(path)
+            if why is not None:
+                return why
+    return None
+
+
+def _archive_problem(path: str) -> str | None:
+    """Why the file at ``path`` makes the tool read other paths, or None: a thin archive names
+    its members by path (objdump opens one nested in an ordinary archive too)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # missing or unreadable: the tool only says so
+    if not os.path.isfile(path):
+        return None if os.path.isdir(path) else "not a regular file (its content is not known now)"
+    if st.st_size < 8:
+        return None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if head == _THIN:
+                return "a thin archive: its members are other files, named by path inside it"
+            if head != _ARCH:
+                return None
+            return _members_problem(f, st.st_size)
+    except OSError:
+        return "it could not be read now"
+
+
+def _members_problem(f: BinaryIO, size: int) -> str | None:
+    """Walk an ordinary archive's member headers: a member that is itself an archive."""
+    pos = 8
+    for _ in range(_MAX_MEMBERS):
+        if pos + 60 > size:
+            return None
+        f.seek(pos)
+        hdr = f.read(60)
+        if len(hdr) < 60 or hdr[58:60] != b"`\n":
+            return "an archive whose member headers are not understood"
+        try:
+            length = int(hdr[48:58].decode("ascii").strip() or "0")
+        except ValueError:
+            return "an archive whose member headers are not understood"
+        name = hdr[:16]
+        data_at = pos + 60
+        if name.startswith(b"#1/"):  # BSD long names precede the data
+            try:
+                skip = int(name[3:].decode("ascii").strip())
+            except ValueError:
+                return "an archive whose member headers are not understood"
+            data_at += skip
+        f.seek(data_at)
+        if f.read(8) in (_THIN, _ARCH):
+            return "an archive holding another archive (a thin one names other files by path)"
+        pos += 60 + length + (length & 1)
+    return f"an archive of more than {_MAX_MEMBERS} members (not all checked)"
+
+
+_DEMANGLE = [Flag("-C"), Flag("--demangle", takes=V, optional=True), Flag("--no-demangle"),
+             Flag("--recurse-limit", "--recursion-limit"), Flag("--no-recurse-limit", "--no-recursion-limit")]
+
+_READELF_LOADERS = ("-s", "-u", "-x", "-p", "-R", "--ctf", "--sframe", "-a")
+READELF = Command(
+    "readelf", response_files=True, safe=[
+        Flag("-a", "--all"), Flag("-h", "--file-header"), Flag("-l", "--program-headers", "--segments"),
+        Flag("-S", "--section-headers", "--sections"), Flag("-g", "--section-groups"),
+        Flag("-t", "--section-details"), Flag("-e", "--headers"), Flag("-s", "--syms", "--symbols"),
+        Flag("--dyn-syms"), Flag("--lto-syms"), Flag("--sym-base", takes=V, optional=True), *_DEMANGLE,
+        Flag("-U", "--unicode", takes=V), Flag("-n", "--notes"), Flag("-r", "--relocs"),
+        Flag("-u", "--unwind"), Flag("-d", "--dynamic"), Flag("-V", "--version-info"),
+        Flag("-A", "--arch-specific"), Flag("-c", "--archive-index"), Flag("-D", "--use-dynamic"),
+        Flag("-L", "--lint", "--enable-checks"), Flag("-x", "--hex-dump", takes=V),
+        Flag("-p", "--string-dump", takes=V), Flag("-R", "--relocated-dump", takes=V),
+        Flag("-z", "--decompress"), Flag("-w", "--debug-dump", takes=V, optional=True),
+        Flag("--dwarf-depth", takes=V), Flag("--dwarf-start", takes=V), Flag("--dwarf-check"),
+        Flag("--ctf", takes=V), Flag("--ctf-parent", takes=V), Flag("--ctf-symbols", takes=V),
+        Flag("--ctf-strings", takes=V), Flag("--sframe", takes=V, optional=True),
+        Flag("-I", "--histogram"), Flag("-W", "--wide"), Flag("-T", "--silent-truncation"),
+        Flag("-H", "--help"), Flag("-v", "--version")],
+    unsafe={Flag("-P", "--process-links"): _LINKS},
+    check=_links_check("readelf", ("-w",), _READELF_LOADERS, ("-P",)),
+)
+
+OBJDUMP = Command(
+    "objdump", response_files=True, safe=[
+        Flag("-a", "--archive-headers"), Flag("-f", "--file-headers"), Flag("-p", "--private-headers"),
+        Flag("-P", "--private", takes=V), Flag("-h", "--section-headers", "--headers"),
+        Flag("-x", "--all-headers"), Flag("-d"), Flag("--disassemble", takes=V, optional=True),
+        Flag("-D", "--disassemble-all"), Flag("-s", "--full-contents"), Flag("-g", "--debugging"),
+        Flag("-e", "--debugging-tags"), Flag("-G", "--stabs"),
+        Flag("-W", "--dwarf", takes=V, optional=True), Flag("--ctf", takes=V, optional=True),
+        Flag("--sframe", takes=V, optional=True), Flag("-t", "--syms"), Flag("-T", "--dynamic-syms"),
+        Flag("-r", "--reloc"), Flag("-R", "--dynamic-reloc"), Flag("-v", "--version"), Flag("-i", "--info"),
+        Flag("-H", "--help"), Flag("-b", "--target", takes=V), Flag("-m", "--architecture", takes=V),
+        Flag("-j", "--section", takes=V), Flag("-M", "--disassembler-options", takes=V),
+        Flag("-E", "--endian", takes=V), Flag("-F", "--file-offsets"), *_DEMANGLE, Flag("-w", "--wide"),
+        Flag("-U", "--unicode", takes=V), Flag("-z", "--disassemble-zeroes"),
+        Flag("--start-address", takes=V), Flag("--stop-address", takes=V), Flag("--no-addresses"),
+        Flag("--prefix-addresses"), Flag("--show-raw-insn"), Flag("--no-show-raw-insn"),
+        Flag("--insn-width", takes=V), Flag("--adjust-vma", takes=V), Flag("--show-all-symbols"),
+        Flag("--special-syms"), Flag("--inlines"), Flag("--dwarf-depth", takes=V),
+        Flag("--dwarf-start", takes=V), Flag("--dwarf-check"), Flag("--ctf-parent", takes=V),
+        Flag("--visualize-jumps", takes=V, optional=True), Flag("--disassembler-color", takes=V)],
+    unsafe={
+        Flag("-S", "--source"): _SOURCE,
+        Flag("--source-comment", takes=V, optional=True): _SOURCE,
+        Flag("-l", "--line-numbers"): "looks up line numbers through BFD, which " + _LINKS,
+        Flag("-L", "--process-links"): _LINKS,
+        Flag("-I", "--include", takes=V): _NEEDS_S, Flag("--prefix", takes=V): _NEEDS_S,
+        Flag("--prefix-strip", takes=V): _NEEDS_S, Flag("--file-start-context"): _NEEDS_S,
+    },
+    check=_links_check("objdump", ("-W",), ("-g", "-e"), ("-L",)),
+)
+
+NM = Command(
+    "nm", response_files=True, safe=[
+        Flag("-a", "--debug-syms"), Flag("-A", "-o", "--print-file-name"), Flag("-B"), *_DEMANGLE,
+        Flag("--no-cplus"), Flag("-D", "--dynamic"), Flag("-e"), Flag("-f", "--format", takes=V),
+        Flag("-g", "--extern-only"), Flag("--ifunc-chars", takes=V), Flag("-j", "--just-symbols"),
+        Flag("-n", "--numeric-sort"), Flag("-p", "--no-sort"), Flag("-P", "--portability"),
+        Flag("-r", "--reverse-sort"), Flag("-S", "--print-size"), Flag("-s", "--print-armap"),
+        Flag("--quiet"), Flag("--size-sort"), Flag("--special-syms"), Flag("--synthetic"),
+        Flag("-t", "--radix", takes=V), Flag("--target", takes=V), Flag("-u", "--undefined-only"),
+        Flag("-U", "--defined-only"), Flag("--unicode", takes=V), Flag("-W", "--no-weak"),
+        Flag("--with-symbol-versions"), Flag("--without-symbol-versions"), Flag("-X", takes=V),
+        Flag("-h", "--help"), Flag("-V", "--version")],
+    unsafe={
+        Flag("--plugin", takes=V): "loads a shared object as a plug-in (runs its code)",
+        Flag("-l", "--line-numbers"): "looks up line numbers through BFD, which " + _LINKS,
+    },
+    check=lambda p, call: _thin_archives("nm", p, call),
+)
+
+SIZE = Command(
+    "size", response_files=True, safe=[
+        Flag("-A"), Flag("-B"), Flag("-G"), Flag("--format", takes=V), Flag("-o"), Flag("-d"), Flag("-x"),
+        Flag("--radix", takes=V), Flag("-t", "--totals"), Flag("-f"), Flag("--common"),
+        Flag("--target", takes=V), Flag("-h", "-H", "--help"), Flag("-v", "-V", "--version")],
+    check=lambda p, call: _thin_archives("size", p, call),
+)
+
+# Operands are mangled names, echoed or demangled; with none it reads stdin. No file is opened.
+CXXFILT = Command(
+    "c++filt", response_files=True, reads=False, safe=[
+        Flag("-_", "--strip-underscore"),
+        Flag("-n", "--no-strip-underscore", "--no-strip-underscores"), Flag("-p", "--no-params"),
+        Flag("-i", "--no-verbose"), Flag("-R", "--recurse-limit", "--recursion-limit"),
+        Flag("-r", "--no-recurse-limit", "--no-recursion-limit"), Flag("-t", "--types"),
+        Flag("-s", "--format", takes=V), Flag("-h", "--help"), Flag("-v", "--version")])
+
+COMMANDS = (READELF, OBJDUMP, NM, SIZE, CXXFILT)
