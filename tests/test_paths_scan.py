@@ -110,8 +110,10 @@ def test_scan_never_raises_on_shell_like_text(parts: list[str]) -> None:
 
 
 def test_tree_reads_find_a_real_secret_below(tmp_path: Path) -> None:
-    """Recursive readers see hidden files: `grep -r` next to a `.env` reads it; rg only with
-    --hidden; dependency caches and `.git` are not walked; a plain `ls` never counts."""
+    """Recursive readers see hidden files: `grep -r` next to a `.env` reads it, and so may rg
+    (a glob, a type or a `!.env` line of an ignore file whitelists a hidden file; rg reads
+    every other file, a `keys/id_rsa` too); dependency caches and `.git` are not walked; a plain
+    `ls` and `rg --files` (names only) never count."""
     home, ws = tmp_path / "home", tmp_path / "ws"
     (ws / "src").mkdir(parents=True)
     (ws / "src" / "app.py").write_text("x")
@@ -126,7 +128,8 @@ def test_tree_reads_find_a_real_secret_below(tmp_path: Path) -> None:
     assert _kinds("grep -rn token .", ctx) == {("leak", "read")}
     assert _kinds("grep -r token", ctx) == {("leak", "read")}
     assert _kinds("grep -rn token src/app.py", ctx) == set()
-    assert _kinds("rg token", ctx) == set()
+    assert _kinds("rg token", ctx) == {("leak", "read")}
+    assert _kinds("rg --files", ctx) == set()
     assert _kinds("rg --hidden token", ctx) == {("leak", "read")}
     assert _kinds("tar czf /tmp/out.tgz .", ctx) == {("leak", "read")}
     assert _kinds("find . -type f -exec cat {} +", ctx) == {("leak", "read")}

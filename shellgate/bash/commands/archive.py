@@ -6,6 +6,12 @@
 through a remote shell unless ``--force-local``). The standard compression flags run the usual
 gzip/bzip2/xz from PATH and are allowed. Old-style ``tar tzvf x.tgz`` is read like tar does:
 each letter of the first word a flag, values taken from the following words in order.
+
+A ``-T`` file list is read as names only when ``--verbatim-files-from`` or ``--null`` was given
+before it (the last of those and ``--no-verbatim-files-from`` wins): otherwise tar 1.34 takes a
+line starting with ``-`` for an option, and ``-T FILE`` there reads a file the path scanner
+never saw, each of its lines printed in a "Not found in archive" error (a list holding
+``-T/home/u/.ssh/id_rsa`` printed the key).
 """
 
 from __future__ import annotations
@@ -77,8 +83,28 @@ _TAR_UNSAFE = {
 }
 
 
-def _tar_check(p: Parsed, call: Call) -> Iterable[Finding]:
+# Of these, the last one given before a -T decides how its list is read (measured with tar 1.34:
+# `--null --no-verbatim-files-from -T F` reads option lines again, `--no-verbatim… --null` not).
+_VERBATIM = {"--verbatim-files-from": True, "--null": True, "--no-verbatim-files-from": False}
+
+
+def _option_lists(p: Parsed) -> list[Finding]:
+    """The -T lists whose lines starting with ``-`` tar reads as options (the docstring)."""
+    verbatim = False
     out: list[Finding] = []
+    for o in p.opts:
+        name = o.flag.long
+        if name in _VERBATIM:
+            verbatim = _VERBATIM[name]
+        elif name == "--files-from" and not verbatim:
+            out.append(Finding(f"tar {o.spelled} reads lines starting with '-' in its list as options "
+                               "(-T FILE there reads a file unseen); give --verbatim-files-from "
+                               "before it", o.word.span, "readonly.flag"))
+    return out
+
+
+def _tar_check(p: Parsed, call: Call) -> Iterable[Finding]:
+    out: list[Finding] = _option_lists(p)
     if not p.has("-t"):
         out.append(Finding("tar is read-only only when listing (-t)", call.command.span, "readonly.flag"))
     for w in p.values_of("-f"):

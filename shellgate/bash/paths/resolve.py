@@ -837,17 +837,24 @@ _WALK_SKIP = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", 
                         ".pytest_cache", "site-packages", "dist-packages", ".cache", ".git"})
 
 
+# A walk's ``walk`` value: FOLLOW for a reader that follows the links it meets below (grep -R,
+# rg -L, diff -r); True (1) for one that does not. A link the former meets inside a skipped
+# directory (`node_modules/x -> ~/.ssh`, `.venv/c -> ~/.aws/credentials`, both committed to a
+# repository) is read like any other, so those directories are searched for links then.
+FOLLOW = 2
+
 WALK_BOUND_PATTERN = f"more than {_MAX_WALK_ENTRIES} entries below (not all could be checked)"
 _WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
 
 
-def _secret_inside(path: str, table: _Table, home: str) -> tuple[str, list[_Alt]] | None:
+def _secret_inside(path: str, table: _Table, home: str,
+                   follow: bool = False) -> tuple[str, list[_Alt]] | None:
     """The first file under directory ``path`` that a name rule calls a leak (``.env``,
     ``id_rsa``, ``*.pem`` …), or that a symlink below leads to (``docs/key -> ~/.ssh/id_rsa``,
     ``docs/aws -> ~/.aws``: a reader that follows links reads the secret); past the walk's
     bound the answer is ``(_WALK_BOUND, [])``: what was not seen may be a secret, so the caller
     fails closed."""
-    hits, complete = _secrets_below(path, table, home, first=True)
+    hits, complete = _secrets_below(path, table, home, first=True, follow=follow)
     if hits:
         return hits[0]
     return None if complete else (_WALK_BOUND, [])
@@ -917,19 +924,22 @@ def leak_among(root: str, names: Iterable[bytes], ctx: Context) -> str | None:
 
 
 def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
-                   note: Note | None = None,
-                   skip: frozenset[str] = _WALK_SKIP) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+                   note: Note | None = None, skip: frozenset[str] = _WALK_SKIP,
+                   follow: bool = False) -> tuple[list[tuple[str, list[_Alt]]], bool]:
     """The walk behind :func:`_secret_inside`, :func:`leaks_below` and :func:`leak_at`: breadth
     first, skipping the directories named in ``skip``, linked directories walked too (each
-    once), at most ``budget`` entries read (``_MAX_WALK_ENTRIES`` when None). Returns (hits,
-    complete); ``first`` stops at the first hit."""
+    once), at most ``budget`` entries read (``_MAX_WALK_ENTRIES`` when None). ``follow``: the
+    skipped directories are still searched for links (see FOLLOW). Returns (hits, complete);
+    ``first`` stops at the first hit."""
     budget = _MAX_WALK_ENTRIES if budget is None else budget
     leak_names = _rx(table.leak_names)
     todo = [path]
+    links_only: set[str] = set()   # skipped directories searched for links alone (follow)
     seen: set[str] = set()
     hits: list[tuple[str, list[_Alt]]] = []
     while todo:
         d = todo.pop(0)
+        only_links = d in links_only
         if note is not None:
             note("d", d)
         try:
@@ -942,7 +952,7 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
             if budget < 0:
                 return hits, False
             full = f"{d.rstrip('/')}/{e.name}"
-            if leak_names.fullmatch(e.name.lower()):
+            if not only_links and leak_names.fullmatch(e.name.lower()):
                 alts = [a for a in _literal_alts(full, table) if a.rule.leak and a.anywhere]
                 if alts:
                     hits.append((full, alts))
@@ -956,13 +966,17 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                         hits.append(found)
                         if first:
                             return hits, True
-                elif e.name == ".git" and ".git" in skip and e.is_dir(follow_symlinks=False):
-                    found = _git_config_secret(full, table, note)   # skipped, but its config read
-                    if found is not None:
-                        hits.append(found)
-                        if first:
-                            return hits, True
-                elif e.name not in skip and e.is_dir(follow_symlinks=False):
+                elif not e.is_dir(follow_symlinks=False):
+                    continue
+                elif e.name == ".git" and ".git" in skip and not only_links \
+                        and (found := _git_config_secret(full, table, note)) is not None:
+                    hits.append(found)   # skipped, but its config read
+                    if first:
+                        return hits, True
+                elif e.name not in skip and not only_links:
+                    todo.append(full)
+                elif follow:
+                    links_only.add(full)
                     todo.append(full)
             except (OSError, ValueError, RuntimeError):
                 continue
@@ -1053,11 +1067,11 @@ _LAST_HOME: tuple[Context | None, str, _Table | None] = (None, "", None)
 
 def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dynamic: bool, glob: bool,
                    braces: bool = True, tree: bool = False, dot_rule: bool = True,
-                   tilde: bool = True, walk: bool = False) -> list[SensitiveHit]:
+                   tilde: bool = True, walk: int = False) -> list[SensitiveHit]:
     """Hits for one word as ``role`` accesses it. ``tree``: the command takes directories
     whole, so a directory holding credential directories counts (``tar czf x ~``); ``walk``:
     it also reads hidden files below, so a directory that really contains a secret file counts
-    (``grep -r token .`` next to a ``.env``)."""
+    (``grep -r token .`` next to a ``.env``); ``FOLLOW`` (2) when it follows the links below."""
     if role in (Role.NONE, Role.META):
         return []
     last = _LAST_HOME
@@ -1093,7 +1107,7 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
 
 
 def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home: str, span: Span | None,
-              tree: bool, walk: bool, dot_rule: bool, out: list[SensitiveHit],
+              tree: bool, walk: int, dot_rule: bool, out: list[SensitiveHit],
               classes: set[PathClass], ctx: Context) -> bool:
     """Adds the hits of one candidate path of a word to ``out`` (one per class, the first
     found); True once both classes are in."""
@@ -1105,7 +1119,7 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
             alts = _ancestor_alts(path, table, home)
     shown = path
     if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
-        found = _secret_inside(path, table, home)
+        found = _secret_inside(path, table, home, follow=walk == FOLLOW)
         if found is not None and found[0] is _WALK_BOUND:
             classes.add(PathClass.LEAK)
             out.append(SensitiveHit(path, PathClass.LEAK, PathOp.READ, span, WALK_BOUND_PATTERN))

@@ -42,6 +42,8 @@ class CmdPaths:
     code_opts: frozenset[str] = frozenset()     # the value is program text: its quoted paths count
     walk: bool = False                          # directory operands are read whole, hidden files too
     walk_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
+    names_flags: frozenset[str] = frozenset()   # with one of these only names are printed (rg --files)
+    follow_flags: frozenset[str] = frozenset()  # a walk with these follows links below (grep -R)
     default_dot: bool = False                   # recursive with no path operand means `.` (grep -r)
     second_writes: bool = False                 # a second operand is an output file (uniq, xxd)
     # Options known exactly to take no value. Any other option word (unknown, an abbreviated
@@ -80,6 +82,7 @@ _GREP = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--
                                "--group-separator"),
                  read_opts=_fs("-f", "--file", "--exclude-from"),
                  tree_flags=_GREP_RECURSE, walk_flags=_GREP_RECURSE, default_dot=True,
+                 follow_flags=_fs("-R", "--dereference-recursive"),
                  flags=_fs(*(f"-{c}" for c in "EFGPiyvwxcLloqsbHhnTZzaIUrR"), "--ignore-case",
                            "--no-ignore-case", "--invert-match", "--word-regexp", "--line-regexp",
                            "--count", "--files-with-matches", "--files-without-match", "--only-matching",
@@ -128,16 +131,21 @@ _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--fi
                read_opts=_fs("-f", "--file", "--ignore-file"), tree=True, default_dot=True,
                # switches (the read-only table's, commands/grep.py): known, so the parse stays exact
                flags=_fs(*(f"-{c}" for c in "0FHINPSUVbchilnopqsuvwx"), *_RG_SWITCHES),
-               # rg and ag skip hidden files and links unless told otherwise
-               walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a", "--all-types",
-                              "-L", "--follow"))  # -L: links below are followed
+               # A walk like grep -r's: rg reads every file that is not hidden (`keys/id_rsa`,
+               # `certs/server.pem`), and a hidden one as soon as a glob (`-g .env`, `-g '*'`), a
+               # type (`-t`) or a `!.env` line of an .ignore/.gitignore file whitelists it.
+               walk=True, walk_flags=_fs("--hidden", "-.", "-uu", "-uuu", "--unrestricted", "-a",
+                                         "--all-types", "-L", "--follow"),
+               follow_flags=_fs("-L", "--follow"),
+               names_flags=_fs("--files", "--type-list"))  # names only: no file is read
 # diff of two directories reads the files they share (-r: whole trees, hidden files too), and -N
 # prints a file missing on one side whole (`diff -N ~ /tmp` prints ~/.netrc).
 _DIFF = CmdPaths(Role.READ, tree=True,
                  data_opts=_fs("-C", "-U", "--unified", "-W", "--width", "-F", "--label",
                                "-x", "--exclude", "-S", "--starting-file", "-I", "-D"),
                  read_opts=_fs("-X", "--exclude-from", "--from-file", "--to-file"),
-                 tree_flags=_fs("-r", "--recursive"), walk_flags=_fs("-r", "--recursive"))
+                 tree_flags=_fs("-r", "--recursive"), walk_flags=_fs("-r", "--recursive"),
+                 follow_flags=_fs("-r", "--recursive"))  # diff follows links unless --no-dereference
 # git grep reads only tracked files, unless --no-index (the whole tree, ignored files too) or
 # --untracked --no-exclude-standard; git diff --no-index compares two trees whole.
 _GIT_GREP_FILES = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "-f"),

@@ -25,7 +25,7 @@ from ..ir import Command, CommandKind, Script, Span, Via, Word, own_args
 from . import xargsnames
 from .envsecrets import env_hits
 from .implicit import implicit_hits
-from .resolve import candidates, hits_for_text
+from .resolve import FOLLOW, candidates, hits_for_text
 from .roles import (
     COMMANDS,
     GIT,
@@ -84,7 +84,7 @@ def _dotglob(script: Script) -> bool:
 
 
 def _word_hits(word: Word, role: Role, ctx: Context, dot_rule: bool, *, tree: bool = False,
-               split: bool = False, walk: bool = False) -> list[SensitiveHit]:
+               split: bool = False, walk: int = False) -> list[SensitiveHit]:
     """Hits for one word, looking also inside ``k=v``, ``@file`` and (``split``) ``a:b,c=d``."""
     if role is Role.NONE or role is Role.META:  # hits_for_text's answer for every piece
         return []
@@ -344,7 +344,8 @@ def _spec_tables(spec: CmdPaths) -> tuple[dict[str, Role], frozenset[str], froze
 def _known_opts(spec: CmdPaths) -> frozenset[str]:
     """Every option the entry models exactly; any other makes the parse inexact."""
     known = (spec.data_opts | spec.use_opts | spec.read_opts | spec.write_opts | spec.unsure_opts
-             | spec.code_opts | spec.rw_flags | spec.tree_flags | spec.walk_flags | spec.flags
+             | spec.code_opts | spec.rw_flags | spec.tree_flags | spec.walk_flags | spec.names_flags
+             | spec.follow_flags | spec.flags
              | (spec.first_is_data_unless or frozenset()))
     return known | {"-t", "--target-directory"} if spec.dest else known
 
@@ -377,8 +378,12 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
         role = Role.RW
     elif name in READ_FLAGS and p.flags & READ_FLAGS[name] and role in (Role.NONE, Role.META):
         role = Role.READ
+    elif p.flags & spec.names_flags:
+        role = Role.META
     tree = spec.tree or bool(p.flags & spec.tree_flags)
-    walk = spec.walk or bool(p.flags & spec.walk_flags)
+    walk: int = spec.walk or bool(p.flags & spec.walk_flags)
+    if walk and p.flags & spec.follow_flags:
+        walk = FOLLOW   # links met below are read, those in node_modules or .venv too
     out: list[SensitiveHit] = []
     for w, r, whole in p.valued:
         out.extend(_word_hits(w if whole else _attached_value(w), r, ctx, dot_rule))
@@ -480,7 +485,7 @@ def _inner_span(w: Word, a: int, b: int) -> Span:
 
 
 def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Role, tree: bool,
-               ctx: Context, dot_rule: bool, walk: bool = False) -> list[SensitiveHit]:
+               ctx: Context, dot_rule: bool, walk: int = False) -> list[SensitiveHit]:
     """cp/mv/ln/install/rsync/scp: sources are read, the destination (or DEST/basename) written."""
     out: list[SensitiveHit] = []
     if target_dir is not None:
