@@ -63,6 +63,7 @@ HELPERS: dict[str, frozenset[str]] = {
     "nroff": frozenset(("groff", "troff", "grotty", "locale", "preconv", "tbl")),
     "locale": _COMPRESSORS,   # `locale -m` reads gzipped charmaps
     "zcat": _COMPRESSORS, "zless": _COMPRESSORS | {"less"}, "zgrep": _COMPRESSORS | {"grep"},
+    "dpkg": frozenset(("dpkg-query",)),   # dpkg -l/-L/-S/-s/-p exec dpkg-query
 }
 
 

@@ -19,7 +19,7 @@ Custom = Callable[[Call], list[Finding]]
 
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
              "network", "git", "launchers", "toolchain", "openssl", "reference", "helpforms",
-             "wireshark", "iproute", "sysinfo", "binutils")
+             "wireshark", "iproute", "sysinfo", "binutils", "sysquery", "packages")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -36,7 +36,7 @@ _INDEX_SRC = {
     "awk": "awk gawk mawk nawk",
     "jq": "jq",
     "shell": "cd pushd popd dirs echo true : false sleep exit return break continue shift times "
-             "wait jobs printf type hash history test [ set expr getopt",
+             "wait jobs printf type hash history test [ set expr getopt help",
     "info": "date uname id whoami groups hostname nproc uptime arch tty logname printenv free ps "
             "locale getconf lscpu python python3 python2 pypy3 node pgrep ifconfig mount w who pstree clear "
             "finger acpi dfc systemd-delta ipcs dmesg journalctl",
@@ -54,6 +54,8 @@ _INDEX_SRC = {
     "iproute": "ip ss",
     "sysinfo": "lsblk findmnt lsmod lslocks lsns lsipc last vmstat",
     "binutils": "readelf objdump nm size c++filt",
+    "sysquery": "pidof netstat lsof",
+    "packages": "dpkg dpkg-query",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 _INDEX.update(dict.fromkeys(HELP_FORMS, "helpforms"))  # the help-form table is small: its own index

@@ -42,6 +42,11 @@ JOBS = Command("jobs", reads=False, safe=[Flag("-l"), Flag("-n"), Flag("-p"), Fl
 PRINTF = Command("printf", reads=False, permute=False,
                  unsafe={Flag("-v", takes=V): "assigns a variable (and evaluates a[$(cmd)] subscripts)"})
 
+# help [-dms] [PATTERN …]: bash prints the built-in help text of every builtin whose name matches
+# a PATTERN (a glob matched against builtin names, not files); strace: it opens nothing.
+HELP = Command("help", reads=False, permute=False, abbrev=False,
+               safe=[Flag("-d"), Flag("-m"), Flag("-s"), Flag("--help")])
+
 TYPE = Command("type", reads=False, safe=[Flag("-a"), Flag("-f"), Flag("-p"), Flag("-P"), Flag("-t")])
 HASH = Command("hash", reads=False, max_operands=0, safe=[Flag("-l"), Flag("-t")],
                extra_operand="remembers command locations (changes which program runs)")
@@ -139,4 +144,4 @@ GETOPT = Command("getopt", reads=False, permute=False, safe=[
     Flag("-h", "--help"), Flag("-V", "--version")])
 
 COMMANDS = (CD, PUSHD, POPD, DIRS, ECHO, TRUE, FALSE, SLEEP, EXIT, WAIT, JOBS, PRINTF, TYPE, HASH, HISTORY,
-            TEST, SET, EXPR, GETOPT)
+            TEST, SET, EXPR, GETOPT, HELP)

@@ -274,7 +274,7 @@ COMMANDS: dict[str, CmdPaths] = {
         "expr", "printenv", "wait", "jobs", "fg", "bg", "disown", "umask",
         "ulimit", "basename", "dirname", "tput", "clear", "nproc", "free", "uptime", "w", "test",
         "pstree", "ifconfig", "cal", "ncal", "errno", "ascii", "finger", "ipcs", "lsmod", "lslocks",
-        "lsns", "lsipc", "vmstat", "c++filt",
+        "lsns", "lsipc", "vmstat", "c++filt", "pidof", "netstat",
         "[", "[[", "((", "let", "getopts", "caller", "notify-send",
         "break", "continue", "logout", "suspend",
     ), _NONE_INERT),
@@ -284,6 +284,16 @@ COMMANDS: dict[str, CmdPaths] = {
         "mount", "last", "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
     ), _NONE),
     **dict.fromkeys(("lsblk", "findmnt"), _META),   # a device or mount point, looked at
+    # names (and +d/+D directories) are stat'ed and matched, never opened; +m PATH is refused
+    "lsof": _META_INERT,
+    # package names and patterns; the database is read from --admindir / --root
+    **dict.fromkeys(("dpkg", "dpkg-query"), CmdPaths(
+        Role.NONE, read_opts=_fs("--admindir", "--root"), data_opts=_fs("-f", "--showformat"),
+        flags=_fs("-s", "--status", "-p", "--print-avail", "-L", "--listfiles", "-l", "--list", "-S",
+                  "--search", "-W", "--show", "--control-list", "--control-show", "-c",
+                  "--control-path", "--load-avail", "--no-pager", "--get-selections",
+                  "--print-architecture", "--print-foreign-architectures", "-C", "--audit",
+                  "--compare-versions", "--help", "--version"))),
     **dict.fromkeys((
         "ls", "dir", "vdir", "stat", "df", "realpath", "readlink", "namei", "lsattr", "getfacl", "exa", "eza",
     ), _META_INERT),
