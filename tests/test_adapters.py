@@ -304,7 +304,7 @@ def test_langchain_tool(ws):
 
 # --- pydantic-ai ------------------------------------------------------------------------------
 
-def test_pydantic_ai_toolset_defers_asks(ws):
+def test_pydantic_ai_toolset_defers_asks(ws, request):
     pytest.importorskip("pydantic_ai")
     from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -321,7 +321,11 @@ def test_pydantic_ai_toolset_defers_asks(ws):
                 ToolCallPart("bash", {"command": "touch made"}, tool_call_id="c2")])
         return ModelResponse(parts=[TextPart(" | ".join(str(r.content) for r in returns))])
 
-    agent = Agent(FunctionModel(model), toolsets=[shellgate_toolset(ws)],
+    # The Shell is the test's to close: pydantic-ai may keep the toolset (and its pre-spawned
+    # sandbox) reachable past the test, which the session's no-sandbox-left check would see.
+    sh = Shell(ws, agent="pydantic-ai")
+    request.addfinalizer(sh.close)
+    agent = Agent(FunctionModel(model), toolsets=[shellgate_toolset(ws, shell=sh)],
                   output_type=[str, DeferredToolRequests])
     first = agent.run_sync("go")
     assert isinstance(first.output, DeferredToolRequests)
