@@ -166,3 +166,52 @@ def test_landlock_kills_what_the_command_left_running(tmp_path: Path, shell: str
             proc.wait()
     assert not (world["work"] / ".envrc").exists()
     assert not (hooks / "pre-commit").exists()
+
+
+def _guardian_of(shell_pid: int, work: Path) -> int:
+    """The Landlock helper's guardian for the line run by ``shell_pid``: the helper process for
+    this workspace that is not in the line's session (the relay is)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            sid = os.getsid(int(entry))
+        except OSError:
+            continue
+        if b"shellgate.sandbox.confine" in argv and str(work).encode() in argv and sid != shell_pid:
+            return int(entry)
+    raise AssertionError(f"no guardian for shell {shell_pid}")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("kill", ["group", "shell"])
+def test_landlock_line_killed_is_restored(tmp_path: Path, shell: str, kill: str) -> None:
+    """The agent kills the line after the command rewrote a hook and made an `.envrc`: its
+    group (the guardian, out of the line's group and tree, kills the command), or only its
+    shell (the command ends on its own). Both are put back either way."""
+    _landlock_or_skip()
+    world = _world(tmp_path)
+    hook = world["work"] / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    cmd = "echo evil > .git/hooks/pre-commit; echo x > .envrc; echo ready > ready; read x < go"
+    line = confined_line(world, cmd, "write", tier="landlock")
+    proc = _start(world, shell, line)
+    try:
+        assert _read_fifo(world["work"] / "ready") == b"ready\n"
+        assert hook.read_text() == "evil\n"
+        guardian = _guardian_of(proc.pid, world["work"])
+        if kill == "group":
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        else:   # the relay lives on, and so does the command: it ends, then the check runs
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            (world["work"] / "go").write_text("x\n")
+        _wait_gone(guardian)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert hook.read_text() == "#!/bin/sh\nexit 0\n"
+    assert not (world["work"] / ".envrc").exists()

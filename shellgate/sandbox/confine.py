@@ -5,23 +5,32 @@ The Landlock tier of a hook's confined line (:mod:`.enforce`): run ``PROGRAM`` r
 Landlock (read everywhere but the hidden paths, write only under ``--write`` roots, TCP only
 with ``--net``, plus a private ``TMPDIR``) and the seccomp filter, from a restricted spawner
 thread (:mod:`.spawner`).
-Landlock cannot make a path inside a writable root read-only, so this process stays outside
-the restriction as the command's parent: it records the ``--protect`` paths before the command
+Landlock cannot make a path inside a writable root read-only, so a process outside the
+restriction stays the command's parent: it records the ``--protect`` paths before the command
 and puts them back after it (:mod:`.guard`), reporting each undo on stderr — the implant threat
 is code that runs later, outside the sandbox. Before that it kills whatever the command left
 running (it is the reaper of the command's orphans, :mod:`.reaper`), which could write after
-the check. stdin, stdout, stderr and fd 3 (the line's cwd
-report) are the command's own. Any failure to set up exits 126 with a reason and runs nothing.
+the check. That parent is a guardian out of the line's process group and tree (``setsid``,
+double fork): the agent's timeout kills the line's group or tree, which ends only this
+process, the relay — the guardian sees its pipe close, kills the command and restores all the
+same. The relay forwards SIGINT, SIGTERM and SIGHUP to the command, prints the guardian's
+report on stderr and exits with the command's status. stdin, stdout, stderr and fd 3 (the
+line's cwd report) are the command's own. Any failure to set up exits 126 with a reason and
+runs nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import select
 import shutil
 import signal
 import sys
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
 _OPTS = {"--write": "write", "--hide": "hide", "--protect": "protect"}
 
@@ -56,6 +65,80 @@ def main(argv: list[str]) -> int:
         paths, network, program = _parse(argv)
         if not program:
             raise ValueError("no program after --")
+    except ValueError as exc:
+        print(f"shellgate: not run: the sandbox could not be set up ({exc})", file=sys.stderr)
+        return 126
+    report_r, report_w = os.pipe()   # the guardian's report to us
+    alive_r, alive_w = os.pipe()     # our life: the guardian sees EOF when we die
+    first = os.fork()
+    if first == 0:   # pragma: no cover - the guardian, tested by its effects
+        os.close(report_r)
+        os.close(alive_w)
+        os.setsid()      # out of the line's process group …
+        if os.fork():
+            os._exit(0)  # … and out of its process tree
+        try:
+            _guardian(paths, network, program, os.fdopen(report_w, "w", buffering=1), alive_r)
+        finally:
+            os._exit(0)
+    os.close(report_w)
+    os.close(alive_r)
+    os.waitpid(first, 0)
+    for fd in (0, 1, 2, 3):   # the command has them; ours would keep the line's pipes open
+        if fd != 2 and _is_open(fd):
+            os.close(fd)
+    return _relay(os.fdopen(report_r))
+
+
+def _relay(report: TextIO) -> int:
+    """This process's part: forward the signals the line gets to the command, print the
+    guardian's report, exit with the command's status."""
+    child: list[int] = []
+    pending: list[int] = []
+
+    def forward(signum: int, _frame: object) -> None:
+        if child:
+            with contextlib.suppress(OSError):
+                os.kill(child[0], signum)
+        else:
+            pending.append(signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, forward)
+    code = 126
+    for line in report:
+        try:
+            kind, value = json.loads(line)
+        except ValueError:
+            continue
+        if kind == "pid":
+            child.append(int(value))
+            for signum in pending:
+                forward(signum, None)
+        elif kind == "exit":
+            code = int(value)
+        else:
+            print(f"shellgate: {value}", file=sys.stderr)
+    return code
+
+
+def _guardian(paths: dict[str, list[Path]], network: bool, program: list[str], report: TextIO,
+              alive: int) -> None:
+    """The command's parent, outside the line's process group and tree: a group kill or a tree
+    walk by the agent ends the relay, never this. It records the protected paths, runs the
+    command restricted, and when the command ends — or the relay dies first (the agent's
+    timeout, an interrupt), and then it kills the command — kills whatever the command left
+    running (it is the reaper of their orphans) and puts the protected paths back."""
+    def say(kind: str, value: object) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            report.write(json.dumps([kind, value]) + "\n")
+
+    stdio = [os.dup(fd) for fd in (0, 1, 2)]
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):   # the line's pipes stay open only as long as the command holds them
+        os.dup2(null, fd)
+    tmp = ""
+    try:
         from . import reaper
         from .guard import Guard
         from .spawner import Spawner
@@ -66,23 +149,29 @@ def main(argv: list[str]) -> int:
         tmp = tempfile.mkdtemp(prefix="shellgate-hook-")   # the command's own TMPDIR
         spawner = Spawner((*paths["write"], Path(tmp)), tuple(paths["hide"]), network)
         fds = tuple(fd for fd in (3,) if _is_open(fd))
-        child = spawner.popen(program, pass_fds=fds, env={**os.environ, "TMPDIR": tmp})
+        child = spawner.popen(program, pass_fds=fds, stdin=stdio[0], stdout=stdio[1], stderr=stdio[2],
+                              env={**os.environ, "TMPDIR": tmp})
         born = reaper.birth(child.pid)
+        pidfd = os.pidfd_open(child.pid)
     except Exception as exc:  # noqa: BLE001 - nothing may run unconfined
-        print(f"shellgate: not run: the sandbox could not be set up ({exc})", file=sys.stderr)
-        return 126
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda n, _f: child.send_signal(n))
+        say("note", f"not run: the sandbox could not be set up ({exc})")
+        say("exit", 126)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
+    for fd in (*stdio, *fds):
+        os.close(fd)
+    say("pid", child.pid)
+    ready, _, _ = select.select([pidfd, alive], [], [])
+    if pidfd not in ready:   # the relay died: the line was killed, so is the command
+        with contextlib.suppress(OSError):
+            child.kill()
     code = child.wait()
-    # What the command left running (`(setsid sh -c '…; echo … > .envrc' &)`) would write after
-    # the check: it ends first. As our orphans, they are found however they detached.
-    reaper.sweep(child.pid, born)
-    for fd in fds:
-        os.close(fd)   # the report fd belongs to the command: the line reads it to its end
+    reaper.sweep(child.pid, born)   # what it left running would write after the check
     for violation in guard.check():
-        print(f"shellgate: {violation}", file=sys.stderr)
+        say("note", violation)
     shutil.rmtree(tmp, ignore_errors=True)
-    return code if code >= 0 else 128 - code
+    say("exit", code if code >= 0 else 128 - code)
 
 
 def _is_open(fd: int) -> bool:
