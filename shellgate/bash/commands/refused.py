@@ -35,7 +35,13 @@ REFUSED: dict[str, str] = {
     "ln": "creates links", "dd": "copies raw data to files or devices", "truncate": "truncates files",
     "shred": "overwrites files", "install": "copies files and sets permissions",
     "patch": "edits files", "crontab": "installs scheduled commands",
-    "apt": "installs software", "apt-get": "installs software", "brew": "installs software",
+    "apt": "installs software (and its list, show, policy and search forms rebuild apt's package "
+           "caches as apt-cache's do)",
+    "apt-get": "installs software", "brew": "installs software",
+    "apt-cache": "rewrites /var/cache/apt/pkgcache.bin and srcpkgcache.bin when they are stale (measured as "
+                 "root: two 37 MB files; as a user who cannot write that directory it builds them in "
+                 "memory), unless apt's configuration (apt.conf.d, APT_CONFIG, -c, -o) names no cache "
+                 "file, which is not read here; it also runs the dpkg that configuration names",
     "docker": "controls containers", "kubectl": "controls a cluster", "gh": "talks to GitHub (may change it)",
     "sqlite3": "runs SQL that may change a database", "psql": "runs SQL", "mysql": "runs SQL",
     "zsh": "reads ~/.zshenv and runs code", "fish": "runs code", "ksh": "runs code",

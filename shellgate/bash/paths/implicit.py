@@ -69,6 +69,8 @@ IMPLICIT: tuple[Implicit, ...] = (
              unless=_fs("--user")),
     Implicit(("systemctl", "edit"), "~/.config/systemd/user/unit.service", Role.WRITE, "edits a user unit",
              only_with=_fs("--user")),
+    Implicit(("getent", "shadow"), "/etc/shadow", Role.READ, "prints password hashes"),
+    Implicit(("getent", "gshadow"), "/etc/gshadow", Role.READ, "prints password hashes"),
 )
 
 _BY_NAME: dict[str, tuple[Implicit, ...]] = {}
