@@ -110,10 +110,11 @@ def test_scan_never_raises_on_shell_like_text(parts: list[str]) -> None:
 
 
 def test_tree_reads_find_a_real_secret_below(tmp_path: Path) -> None:
-    """Recursive readers see hidden files: `grep -r` next to a `.env` reads it, and so may rg
-    (a glob, a type or a `!.env` line of an ignore file whitelists a hidden file; rg reads
-    every other file, a `keys/id_rsa` too); dependency caches and `.git` are not walked; a plain
-    `ls` and `rg --files` (names only) never count."""
+    """Recursive readers see hidden files: `grep -r` next to a `.env` reads it; rg skips it
+    unless something includes hidden entries (a flag, a glob, a type, or a `!.env` line of an
+    ignore file: tests/test_rg_hidden.py; rg reads every other file, a `keys/id_rsa` too);
+    dependency caches and `.git` are not walked; a plain `ls` and `rg --files` (names only)
+    never count."""
     home, ws = tmp_path / "home", tmp_path / "ws"
     (ws / "src").mkdir(parents=True)
     (ws / "src" / "app.py").write_text("x")
@@ -128,7 +129,11 @@ def test_tree_reads_find_a_real_secret_below(tmp_path: Path) -> None:
     assert _kinds("grep -rn token .", ctx) == {("leak", "read")}
     assert _kinds("grep -r token", ctx) == {("leak", "read")}
     assert _kinds("grep -rn token src/app.py", ctx) == set()
+    assert _kinds("rg token", ctx) == set()
+    assert _kinds("rg -g '*.py' token", ctx) == {("leak", "read")}
+    (ws / ".ignore").write_text("!.env\n")
     assert _kinds("rg token", ctx) == {("leak", "read")}
+    (ws / ".ignore").unlink()
     assert _kinds("rg --files", ctx) == set()
     assert _kinds("rg --hidden token", ctx) == {("leak", "read")}
     assert _kinds("tar czf /tmp/out.tgz .", ctx) == {("leak", "read")}

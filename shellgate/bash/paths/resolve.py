@@ -27,6 +27,7 @@ from operator import attrgetter
 from ..._record import record
 from ..facts import Context, PathClass, PathOp, SensitiveHit
 from ..ir import Script, Span
+from . import rghidden
 from .globs import (
     STARSTAR,
     Seg,
@@ -842,22 +843,50 @@ _WALK_SKIP = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", 
 # directory (`node_modules/x -> ~/.ssh`, `.venv/c -> ~/.aws/credentials`, both committed to a
 # repository) is read like any other, so those directories are searched for links then.
 FOLLOW = 2
+# Or'ed into a walk's value for rg, whose options include no hidden entry (``rghidden.py``):
+# names starting with `.` below are skipped unless an ignore file in or above the walk has a
+# whitelist line; the walk reads those files' names as it goes, and them only when it found
+# no secret otherwise.
+VISIBLE = 4
 
 WALK_BOUND_PATTERN = f"more than {_MAX_WALK_ENTRIES} entries below (not all could be checked)"
 _WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
 
 
-def _secret_inside(path: str, table: _Table, home: str,
-                   follow: bool = False) -> tuple[str, list[_Alt]] | None:
+def _secret_inside(path: str, table: _Table, home: str, follow: bool = False,
+                   visible: bool = False) -> tuple[str, list[_Alt]] | None:
     """The first file under directory ``path`` that a name rule calls a leak (``.env``,
     ``id_rsa``, ``*.pem`` …), or that a symlink below leads to (``docs/key -> ~/.ssh/id_rsa``,
     ``docs/aws -> ~/.aws``: a reader that follows links reads the secret); past the walk's
     bound the answer is ``(_WALK_BOUND, [])``: what was not seen may be a secret, so the caller
-    fails closed."""
+    fails closed. ``visible``: rg's walk without hidden entries (see VISIBLE)."""
+    if visible:
+        ignores: list[str] = []
+        hits, complete = _secrets_below(path, table, home, first=True, follow=follow, ignores=ignores)
+        if hits:
+            return hits[0]
+        if not complete:
+            return (_WALK_BOUND, [])
+        if not _hidden_whitelisted(path, ignores):
+            return None
     hits, complete = _secrets_below(path, table, home, first=True, follow=follow)
     if hits:
         return hits[0]
     return None if complete else (_WALK_BOUND, [])
+
+
+def _hidden_whitelisted(path: str, ignores: list[str]) -> bool:
+    """Whether an ignore file rg reads for directory ``path`` (``ignores``: those the walk met
+    below it; its parents') may whitelist a hidden entry."""
+    if not os.path.isdir(path):
+        return False
+    budget = rghidden.Budget()
+    for f in ignores:
+        found = (rghidden.git_exclude_whitelists(f, budget) if f.endswith("/.git")
+                 else rghidden.whitelists(f, budget))
+        if found:
+            return True
+    return rghidden.above_whitelists(path, _realpath(path), budget)
 
 
 # Told of each thing a walk looks at: ("d", directory) before listing it, ("r", link) for a
@@ -925,12 +954,14 @@ def leak_among(root: str, names: Iterable[bytes], ctx: Context) -> str | None:
 
 def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
                    note: Note | None = None, skip: frozenset[str] = _WALK_SKIP,
-                   follow: bool = False) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+                   follow: bool = False,
+                   ignores: list[str] | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
     """The walk behind :func:`_secret_inside`, :func:`leaks_below` and :func:`leak_at`: breadth
     first, skipping the directories named in ``skip``, linked directories walked too (each
     once), at most ``budget`` entries read (``_MAX_WALK_ENTRIES`` when None). ``follow``: the
-    skipped directories are still searched for links (see FOLLOW). Returns (hits, complete);
-    ``first`` stops at the first hit."""
+    skipped directories are still searched for links (see FOLLOW). ``ignores``: rg's walk,
+    which skips every hidden entry; the ignore files and ``.git`` entries met are added to it.
+    Returns (hits, complete); ``first`` stops at the first hit."""
     budget = _MAX_WALK_ENTRIES if budget is None else budget
     leak_names = _rx(table.leak_names)
     todo = [path]
@@ -952,6 +983,10 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
             if budget < 0:
                 return hits, False
             full = f"{d.rstrip('/')}/{e.name}"
+            if ignores is not None and e.name[:1] == ".":
+                if e.name in rghidden.IGNORE_NAMES or e.name == ".git":
+                    ignores.append(full)
+                continue
             if not only_links and leak_names.fullmatch(e.name.lower()):
                 alts = [a for a in _literal_alts(full, table) if a.rule.leak and a.anywhere]
                 if alts:
@@ -1071,7 +1106,8 @@ def hits_for_text(text: str, role: Role, ctx: Context, span: Span | None, *, dyn
     """Hits for one word as ``role`` accesses it. ``tree``: the command takes directories
     whole, so a directory holding credential directories counts (``tar czf x ~``); ``walk``:
     it also reads hidden files below, so a directory that really contains a secret file counts
-    (``grep -r token .`` next to a ``.env``); ``FOLLOW`` (2) when it follows the links below."""
+    (``grep -r token .`` next to a ``.env``); ``FOLLOW`` (2) or'ed in when it follows the links
+    below, ``VISIBLE`` (4) when it skips hidden entries as rg does."""
     if role in (Role.NONE, Role.META):
         return []
     last = _LAST_HOME
@@ -1119,7 +1155,7 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
             alts = _ancestor_alts(path, table, home)
     shown = path
     if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
-        found = _secret_inside(path, table, home, follow=walk == FOLLOW)
+        found = _secret_inside(path, table, home, follow=bool(walk & FOLLOW), visible=bool(walk & VISIBLE))
         if found is not None and found[0] is _WALK_BOUND:
             classes.add(PathClass.LEAK)
             out.append(SensitiveHit(path, PathClass.LEAK, PathOp.READ, span, WALK_BOUND_PATTERN))

@@ -22,10 +22,10 @@ from ..commands.getopt import Arity, Kind, Option, Syntax, split, sub_word
 from ..commands.gitglobal import split_globals
 from ..facts import Context, PathClass, PathOp, SensitiveHit
 from ..ir import Command, CommandKind, Script, Span, Via, Word, own_args
-from . import xargsnames
+from . import rghidden, xargsnames
 from .envsecrets import env_hits
 from .implicit import implicit_hits
-from .resolve import FOLLOW, candidates, hits_for_text
+from .resolve import FOLLOW, VISIBLE, candidates, hits_for_text
 from .roles import (
     COMMANDS,
     GIT,
@@ -196,6 +196,7 @@ class _Parsed:
     target_dir: Word | None
     code: list[Word]                        # program text given with -c / -e
     loose: list[Word]                       # words from where the parse stopped being exact
+    named: list[tuple[str, Word | None]]    # each option read exactly, in order, with its value
 
 
 def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role, name: str = "") -> _Parsed:
@@ -206,7 +207,7 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role, name: str =
     conservative role in _spec_hits, whatever it seemed."""
     value_role = _spec_tables(spec)[0]
     reading = split(words, _syntax(spec, name), opaque=_not_static)
-    p = _Parsed(set(), reading.operands, [], None, [], [])
+    p = _Parsed(set(), reading.operands, [], None, [], [], [])
     flags, valued = p.flags, p.valued
     first_loose: Word | None = None
     seen: Word | None = None
@@ -237,6 +238,7 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role, name: str =
             continue
         opt = it.name
         flags.add(opt)
+        p.named.append((opt, it.values[0] if it.values else None))
         if it.option is None or it.option.arity is Arity.NONE:
             if it.values:  # `--switch=x`: the value is read as an operand is
                 valued.append((it.values[0], role, True))
@@ -384,6 +386,8 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     walk: int = spec.walk or bool(p.flags & spec.walk_flags)
     if walk and p.flags & spec.follow_flags:
         walk = FOLLOW   # links met below are read, those in node_modules or .venv too
+    if walk and spec.visible and _rg_skips_hidden(p, ctx):
+        walk |= VISIBLE
     out: list[SensitiveHit] = []
     for w, r, whole in p.valued:
         out.extend(_word_hits(w if whole else _attached_value(w), r, ctx, dot_rule))
@@ -429,6 +433,18 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
             out.extend(_word_hits(Word(r, r, listed), role, ctx, dot_rule, tree=True, split=split,
                                   walk=True))
     return out + extra
+
+
+def _rg_skips_hidden(p: _Parsed, ctx: Context) -> bool:
+    """Whether nothing outside the walked directories makes rg read hidden entries: no option
+    (``rghidden.flag_reason``; a parse that is not exact counts), no config file, no
+    whitelist in git's global excludes or an ``--ignore-file``."""
+    if rghidden.flag_reason((n for n, _ in p.named), bool(p.loose)) is not None:
+        return False
+    if rghidden.config_reason("--no-config" in p.flags, ctx) is not None:
+        return False
+    files = [v.text if v is not None and v.static else None for n, v in p.named if n == "--ignore-file"]
+    return rghidden.global_reason(ctx, files, rghidden.Budget()) is None
 
 
 _QUOTED = re.compile(r"""(['"])([^'"\n]{2,300})\1""")
