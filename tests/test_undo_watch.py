@@ -28,13 +28,18 @@ WAIT = 60.0   # an upper bound for an event that comes at once: a failure, not a
 
 
 def _read_fifo(path: Path) -> bytes:
-    """Block until a writer opens ``path`` and has closed it; what it wrote."""
-    fd = os.open(path, os.O_RDONLY)
+    """What a writer of the FIFO ``path`` wrote, once it has opened and closed it (a line that
+    failed before writing fails the test after WAIT instead of hanging it)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # Linux: not readable until a writer came
     try:
         chunks = []
-        while chunk := os.read(fd, 4096):
+        while True:
+            ready, _, _ = select.select([fd], [], [], WAIT)
+            assert ready, f"nothing came through {path}"
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return b"".join(chunks)
             chunks.append(chunk)
-        return b"".join(chunks)
     finally:
         os.close(fd)
 
@@ -48,7 +53,7 @@ def _watcher_of(shell_pid: int) -> int:
             argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if any(a.endswith(b"sandbox/watch.py") for a in argv) and b"arm" in argv \
+        if any(b"sandbox/watch.py" in a for a in argv) and b"arm" in argv \
                 and argv[argv.index(b"arm") + 1] == str(shell_pid).encode():
             return int(entry)
     raise AssertionError(f"no watcher for shell {shell_pid}")
@@ -80,11 +85,27 @@ def _world(tmp_path: Path) -> dict:
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason="the hook tier here is not bwrap")
 
 
+def _without_pidfd(line: str) -> str:
+    """``line`` with its watcher started where ``os.pidfd_open`` fails as on Linux before 5.3
+    (ENOSYS): it must look at the processes instead."""
+    import shlex
+
+    watch = shlex.quote(str(Path(__file__).resolve().parent.parent / "shellgate" / "sandbox" / "watch.py"))
+    prelude = ("import errno, os, runpy\n"
+               "def no(pid, flags=0): raise OSError(errno.ENOSYS, 'pidfd_open')\n"
+               f"os.pidfd_open = no\nrunpy.run_path({watch!r}, run_name='__main__')")
+    assert f" {watch} arm " in line
+    return line.replace(f" {watch} arm ", f" -c {shlex.quote(prelude)} arm ", 1)
+
+
 @needs_bwrap
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "no-pidfd"])
 @pytest.mark.parametrize("shell", SHELLS)
-def test_group_killed_after_the_write_is_undone(tmp_path: Path, shell: str) -> None:
+def test_group_killed_after_the_write_is_undone(tmp_path: Path, shell: str, pidfd: bool) -> None:
     world = _world(tmp_path)
     line = confined_line(world, "echo 'eval evil' > .envrc; echo ready > ready; read x < go", "write")
+    if not pidfd:
+        line = _without_pidfd(line)
     proc = _start(world, shell, line)
     try:
         assert _read_fifo(world["work"] / "ready") == b"ready\n"
@@ -102,18 +123,26 @@ def test_group_killed_after_the_write_is_undone(tmp_path: Path, shell: str) -> N
 
 @needs_bwrap
 @pytest.mark.parametrize("shell", SHELLS)
-def test_shell_killed_sandbox_finishes_then_undone(tmp_path: Path, shell: str) -> None:
-    """Only the line's shell dies: the sandbox goes on, and the undo waits for its end (an
-    undo before it could be written over again)."""
+def test_shell_killed_undo_waits_for_the_sandbox(tmp_path: Path, shell: str) -> None:
+    """Only the line's shell dies. Whether the sandbox dies with it (bwrap's --die-with-parent
+    when bash execs bwrap from the substitution) or goes on (zsh forks it from a subshell that
+    lives on), the undo comes after its end: a write made after the shell died is undone too."""
     world = _world(tmp_path)
-    line = confined_line(world, "echo ready > ready; read x < go; echo 'eval evil' > .envrc", "write")
+    cmd = "echo one > .envrc; echo ready > ready; read x < go; echo two > .envrc"
+    line = confined_line(world, cmd, "write")
     proc = _start(world, shell, line)
     try:
         assert _read_fifo(world["work"] / "ready") == b"ready\n"
         watcher = _watcher_of(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        (world["work"] / "go").write_text("x\n")   # the sandbox writes .envrc now, then ends
+        try:   # a sandbox still running takes its go and writes again; a dead one is no reader
+            fd = os.open(world["work"] / "go", os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            fd = -1
+        if fd >= 0:
+            os.write(fd, b"x\n")
+            os.close(fd)
         _wait_gone(watcher)
     finally:
         if proc.poll() is None:

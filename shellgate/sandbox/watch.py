@@ -18,8 +18,8 @@ sandbox's init to be gone (a PID namespace ends with its init, so nothing inside
 more) and undoes, like the line's own step would have. The FIFO lives in the host's ``/tmp``,
 which the sandbox replaces with its own, and TOKEN is never in a command line or environment.
 
-Run as a file, not as a module of the package: only ``os``, ``select`` and ``contextlib`` are
-imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms);
+Run as a file, not as a module of the package: only ``os``, ``select``, ``time`` and
+``contextlib`` are imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms);
 the undo imports :mod:`.guard` from the package this file belongs to.
 """
 
@@ -29,9 +29,25 @@ import contextlib
 import os
 import select
 import sys
+import time
 
 GRACE = 2.0       # seconds the line's own step has, after the sandbox ended, to say it is done
 NO_START = 10.0   # seconds to wait for bwrap's report once the shell died without one
+POLL = 0.25       # seconds between looks at a process no pidfd watches (Linux before 5.3)
+
+
+class _Process:
+    """A process whose end is awaited: by its pidfd, or by looking (no pidfd_open)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        try:
+            self.fd: int | None = os.pidfd_open(pid)
+        except OSError:
+            self.fd = None
+
+    def ended(self, ready: list[int]) -> bool:
+        return self.fd in ready if self.fd is not None else _ppid(self.pid) == -1
 
 
 def _child_pid(report: bytes) -> int | None:
@@ -66,7 +82,7 @@ def arm(shell: int, marks: list[str]) -> int:
     os.mkfifo(fifo, 0o600)
     # Read end, non-blocking: no writer has come yet, so it never reads as hung up until one has.
     rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    sfd = os.pidfd_open(shell)
+    watched = _Process(shell)
     child = os.fork()
     if child == 0:   # pragma: no cover - runs in the detached process (tested by its effect)
         try:
@@ -76,7 +92,7 @@ def arm(shell: int, marks: list[str]) -> int:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
-            _watch(shell, rfd, sfd, fifo, token.encode(), marks)
+            _watch(watched, rfd, fifo, token.encode(), marks)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(fifo)
@@ -84,23 +100,33 @@ def arm(shell: int, marks: list[str]) -> int:
             os._exit(0)
     os.waitpid(child, 0)
     os.close(rfd)
-    os.close(sfd)
+    if watched.fd is not None:
+        os.close(watched.fd)
     print(where, token)
     return 0
 
 
-def _watch(shell: int, rfd: int, sfd: int, fifo: str, token: bytes, marks: list[str]) -> None:
+def _watch(shell: _Process, rfd: int, fifo: str, token: bytes, marks: list[str]) -> None:
     """Wait until the line says it is done (return), or until it cannot any more and the
     sandbox is gone (undo, then return)."""
     seen = b""
-    init_fd: int | None = None
+    init: _Process | None = None
     shell_dead = sandbox_done = False
-    while not (shell_dead and (sandbox_done or init_fd is not None)):
-        waits = [rfd] + ([sfd] if not shell_dead else []) + ([init_fd] if init_fd is not None else [])
-        timeout = NO_START if shell_dead else GRACE if sandbox_done else None
+    deadline: tuple[str, float] | None = None   # (what is awaited, until when)
+    while not (shell_dead and (sandbox_done or init is not None)):
+        alive = [p for p in (None if shell_dead else shell, init) if p is not None]
+        waits = [rfd] + [p.fd for p in alive if p.fd is not None]
+        state = "start" if shell_dead else "done" if sandbox_done else ""
+        if not state:
+            deadline = None
+        elif deadline is None or deadline[0] != state:
+            deadline = (state, time.monotonic() + (NO_START if shell_dead else GRACE))
+        timeout = None if deadline is None else max(0.0, deadline[1] - time.monotonic())
+        if any(p.fd is None for p in alive):
+            timeout = POLL if timeout is None else min(timeout, POLL)
         ready, _, _ = select.select(waits, [], [], timeout)
-        if not ready:   # the line's step never came after its sandbox, or no sandbox came
-            break
+        if not ready and deadline is not None and time.monotonic() >= deadline[1]:
+            break   # the line's step never came after its sandbox, or no sandbox came
         if rfd in ready:
             data = os.read(rfd, 65536)
             if not data:   # every writer left: reopen, so that the next one is seen
@@ -109,34 +135,31 @@ def _watch(shell: int, rfd: int, sfd: int, fifo: str, token: bytes, marks: list[
             seen = (seen + data)[-65536:]
             if token in seen:
                 return
-            if init_fd is None and not sandbox_done and (pid := _child_pid(seen)) is not None:
+            if init is None and not sandbox_done and (pid := _child_pid(seen)) is not None:
                 sandbox_done = _ppid(pid) == -1   # it ended before we read of it
                 if not sandbox_done:
-                    init_fd = _open_init(pid, None if shell_dead else shell)
-        if sfd in ready:
+                    init = _init(pid, None if shell_dead else shell.pid)
+        if not shell_dead and shell.ended(ready):
             shell_dead = True
-        if init_fd is not None and init_fd in ready:
-            os.close(init_fd)
-            init_fd, sandbox_done = None, True
-    if init_fd is not None:   # the shell is gone while its sandbox still runs: wait for its end
-        select.select([init_fd], [], [])
+        if init is not None and init.ended(ready):
+            init, sandbox_done = None, True
+    while init is not None and not init.ended(select.select(
+            [init.fd] if init.fd is not None else [], [], [], None if init.fd is not None else POLL)[0]):
+        pass   # the shell is gone while its sandbox still runs: wait for its end
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from shellgate.sandbox.guard import undo_created
 
     undo_created(tuple(marks))
 
 
-def _open_init(pid: int, shell: int | None) -> int | None:
-    """A pidfd of the sandbox's init, when ``pid`` is a child of the bwrap the line's shell
-    started (its parent's parent; any parent once that shell is dead): nothing else written to
-    the FIFO is believed."""
+def _init(pid: int, shell: int | None) -> _Process | None:
+    """The sandbox's init, when ``pid`` is a child of the bwrap the line's shell started (its
+    parent's parent; any parent once that shell is dead): nothing else written to the FIFO is
+    believed."""
     parent = _ppid(pid)
     if parent == -1 or (shell is not None and _ppid(parent) != shell):
         return None
-    try:
-        return os.pidfd_open(pid)
-    except OSError:
-        return None
+    return _Process(pid)
 
 
 def main(argv: list[str]) -> int:
