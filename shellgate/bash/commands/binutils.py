@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import glob as globmod
 import os
+import re
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
@@ -179,6 +180,19 @@ def _archive_problem(path: str) -> str | None:
         return "it could not be read now"
 
 
+_DECIMAL = re.compile(rb" *([0-9]+) *")
+
+
+def _number(field: bytes) -> int | None:
+    """A decimal header field as BFD and readelf read it (``sscanf %u``/``strtoul``: they stop
+    at the first other byte), or None unless it is plain digits padded with spaces: Python's
+    ``int`` takes ``8_000`` for 8000 where BFD reads 8, and an archive whose member sizes the
+    two read differently hid a nested thin archive from this walk (measured: objdump opened
+    the file it names)."""
+    m = _DECIMAL.fullmatch(field)
+    return int(m.group(1)) if m is not None else None
+
+
 def _members_problem(f: BinaryIO, size: int) -> str | None:
     """Walk an ordinary archive's member headers: a member that is itself an archive."""
     pos = 8
@@ -189,16 +203,14 @@ def _members_problem(f: BinaryIO, size: int) -> str | None:
         hdr = f.read(60)
         if len(hdr) < 60 or hdr[58:60] != b"`\n":
             return "an archive whose member headers are not understood"
-        try:
-            length = int(hdr[48:58].decode("ascii").strip() or "0")
-        except ValueError:
+        length = _number(hdr[48:58])
+        if length is None:
             return "an archive whose member headers are not understood"
         name = hdr[:16]
         data_at = pos + 60
         if name.startswith(b"#1/"):  # BSD long names precede the data
-            try:
-                skip = int(name[3:].decode("ascii").strip())
-            except ValueError:
+            skip = _number(name[3:])
+            if skip is None:
                 return "an archive whose member headers are not understood"
             data_at += skip
         f.seek(data_at)

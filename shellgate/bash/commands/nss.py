@@ -17,26 +17,96 @@ import re
 
 NSSWITCH = "/etc/nsswitch.conf"
 LOCAL = frozenset({"files", "db", "myhostname", "systemd"})
-_ACTION = re.compile(r"\[[^]]*\]")
+MAX_SIZE = 1 << 20   # a larger file is not read (fail closed): glibc reads every line
+
+# C's isspace in the C locale: what glibc's nss_database.c and nss_action_parse.c skip.
+_SPACE = b" \t\n\v\f\r"
+_NAME = re.compile(rb"[^ \t\n\v\f\r:]+")
+_SOURCE = re.compile(rb"[^ \t\n\v\f\r\[]+")
+_WORD = re.compile(rb"[^ \t\n\v\f\r=\]]*")
+_STATUSES = frozenset({b"SUCCESS", b"UNAVAIL", b"NOTFOUND", b"TRYAGAIN"})
+_ACTIONS = frozenset({b"RETURN", b"CONTINUE", b"MERGE"})
+
+
+def _services(line: bytes) -> list[bytes] | None:
+    """The sources of one service specification, as glibc's ``nss_action_parse`` reads it
+    (``files [NOTFOUND=return] dns``), or None where glibc finds a syntax error. A `[` where a
+    source should start ends the list; a `#` is no comment (glibc knows none past a line's
+    start: ``files # dns`` asks DNS, measured)."""
+    out: list[bytes] = []
+    i = 0
+    while True:
+        while i < len(line) and line[i] in _SPACE:
+            i += 1
+        m = _SOURCE.match(line, i)
+        if m is None:
+            return out
+        out.append(m.group())
+        i = m.end()
+        while i < len(line) and line[i] in _SPACE:
+            i += 1
+        if line[i:i + 1] != b"[":
+            continue
+        i += 1
+        while True:
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            if line[i:i + 1] == b"!":
+                i += 1
+            status = _WORD.match(line, i)
+            assert status is not None
+            if status.group().upper() not in _STATUSES:
+                return None
+            i = status.end()
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            if line[i:i + 1] != b"=":
+                return None
+            i += 1
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            action = _WORD.match(line, i)
+            assert action is not None
+            if action.group().upper() not in _ACTIONS:
+                return None
+            i = action.end()
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            if line[i:i + 1] == b"]":
+                i += 1
+                break
 
 
 def sources(database: str, path: str | None = None) -> tuple[str, ...] | None:
-    """The sources ``path`` (``NSSWITCH``) names for ``database`` (every line of it: which one
-    glibc keeps is not taken on trust), or None when the file or the line is missing or
-    unreadable."""
+    """The sources ``path`` (``NSSWITCH``) names for ``database``, read as glibc 2.33+ reads
+    the file (nss_database.c ``process_line``): lines end at a newline only (and at a NUL),
+    the database name ends at a blank or a colon (``hosts dns`` is a hosts line), blanks and
+    colons after it are skipped, and no `#` starts a comment past the name. Every line of the
+    database counts (glibc keeps the last: the union is the wider reading). None when the file
+    is missing, unreadable or too large, when no line names the database (glibc's built-in
+    default for ``hosts`` asks DNS), or when its line is not understood."""
     path = path or NSSWITCH
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read(1 << 16)
+        with open(path, "rb") as f:
+            data = f.read(MAX_SIZE + 1)
     except OSError:
         return None
+    if len(data) > MAX_SIZE:
+        return None
+    want = database.encode()
     found: list[str] = []
-    for line in text.splitlines():
-        line = line.split("#", 1)[0]
-        name, colon, rest = line.partition(":")
-        if colon and name.strip() == database:
-            found.extend(_ACTION.sub(" ", rest).split())
-    return tuple(found) or None
+    seen = False
+    for raw in data.split(b"\n"):
+        line = raw.split(b"\0", 1)[0].lstrip(_SPACE)
+        m = _NAME.match(line)
+        if m is None or m.end() == len(line) or m.group() != want:
+            continue
+        seen = True
+        services = _services(line[m.end():].lstrip(_SPACE + b":"))
+        if services is None:
+            return None
+        found.extend(s.decode("utf-8", "replace") for s in services)
+    return tuple(found) if seen and found else None
 
 
 def remote(database: str, path: str | None = None) -> str | None:

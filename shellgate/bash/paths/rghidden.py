@@ -44,7 +44,13 @@ _UNRESTRICTED = frozenset({"-u", "--unrestricted"})
 # A whitelist line: `!` as its first non-blank character (git itself keeps leading blanks, so
 # this is the wider reading), after a byte-order mark or not.
 _NEGATION = re.compile(rb"(?m)^(?:\xef\xbb\xbf)?[ \t\f\v\r]*!")
-_GIT_EXCLUDES = re.compile(rb"(?im)^[ \t]*excludesfile[ \t]*=[ \t]*(.*?)[ \t\r]*$")
+# rg's own reading of a git config (ignore 0.4's ``parse_excludes_file``, a Rust regex:
+# ``(?im)^\s*excludesfile\s*=\s*(.+)\s*$``): its ``\s`` is Unicode White_Space, newlines
+# included (``excludesFile`` and ``=`` may stand on different lines), ``.+`` keeps trailing
+# blanks and a CR, ``(?i)`` folds Unicode (``excludeſfile``); Python's ``\s`` would also take
+# \x1c-\x1f, so the class is spelled out. Measured with rg 13 (tests/test_red2_rg.py).
+_WS = "[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_GIT_EXCLUDES = re.compile(f"(?im)^{_WS}*excludesfile{_WS}*={_WS}*(.+){_WS}*$")
 MAX_FILE = 1 << 20   # an ignore file larger than this is not read (fail closed)
 MAX_FILES = 512      # ignore files read for one rg command at most
 
@@ -211,10 +217,17 @@ def _global_excludes(ctx: Context, environ: Mapping[str, str], budget: Budget) -
                 data = f.read(MAX_FILE + 1)
         except OSError:
             return [None]
-        for m in _GIT_EXCLUDES.finditer(data):
-            value = m.group(1).decode("utf-8", "replace")
-            for v in dict.fromkeys((value, value.strip("\"'"))):
-                if v.startswith("~"):
-                    v = home + v[1:]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return [None]   # rg's regex reads bytes as UTF-8 where it can: not modelled
+        for m in _GIT_EXCLUDES.finditer(text):
+            value = m.group(1)
+            # as rg takes it (every `~` replaced by HOME: ignore's ``expand_tilde``), and
+            # more: with a leading `~` alone expanded, with quotes and blanks taken off
+            for v in dict.fromkeys((value.replace("~", home), value, value.strip(),
+                                    value.strip().strip("\"'"))):
                 out.append(os.path.join(str(ctx.cwd), v))
+                if v.startswith("~"):
+                    out.append(os.path.join(str(ctx.cwd), home + v[1:]))
     return out
