@@ -24,10 +24,10 @@ from contextvars import ContextVar
 from functools import lru_cache
 from operator import attrgetter
 
-from ..._record import record
+from ..._record import record, replace
 from ..facts import Context, PathClass, PathOp, SensitiveHit
 from ..ir import Script, Span
-from . import rghidden
+from . import hardlinks, rghidden
 from .globs import (
     STARSTAR,
     Seg,
@@ -853,8 +853,110 @@ WALK_BOUND_PATTERN = f"more than {_MAX_WALK_ENTRIES} entries below (not all coul
 _WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
 
 
+# --------------------------------------------------------------------------- hard links
+
+# The secret inodes of one scan, by (table key, HOME as spelled, workspace): computed when a
+# word or walk first meets a multiply-linked file, and dropped with the scan (``_WALKED``).
+_INODES: ContextVar[dict[tuple[TableKey, str, str], hardlinks.Inodes] | None] = ContextVar(
+    "shellgate_paths_inodes", default=None)
+_NO_PREFIX = ("/dev/", "/proc/", "/sys/")  # no regular file there can be linked from elsewhere
+
+
+class _Links:
+    """What a check needs to tell a hard link of a secret (``hardlinks.py``): the table, HOME
+    as spelled (the table's is lowercased; the disk's names are not) and the workspace, whose
+    top-level ``.env``-style files are secrets too. The inodes are enumerated on first use."""
+
+    __slots__ = ("table", "home", "workspace", "_inodes")
+
+    def __init__(self, table: _Table, home: str, workspace: str) -> None:
+        self.table, self.home, self.workspace = table, home, workspace
+        self._inodes: hardlinks.Inodes | None = None
+
+    def inodes(self) -> hardlinks.Inodes:
+        if self._inodes is None:
+            memo = _INODES.get()
+            key = (self.table.key, self.home, self.workspace)
+            found = memo.get(key) if memo is not None else None
+            if found is None:
+                files, dirs = _link_roots(self.table, self.home, self.workspace)
+                found = hardlinks.enumerate_secrets(files, dirs, lambda p: _is_leak(p, self.table))
+                if memo is not None:
+                    memo[key] = found
+            self._inodes = found
+        return self._inodes
+
+    def owner(self, path: str, st: os.stat_result | None = None) -> tuple[str, list[_Alt]] | None:
+        """``path`` with the rules of the secret it is another name of, as a walk's hit (the
+        rule's pattern says both names); None when it is none (or not a multiply-linked file)."""
+        try:
+            st = st or os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if not hardlinks.multiply_linked(st):
+            return None
+        secret = self.inodes().owner(st)
+        if secret is None:
+            return None
+        if secret == hardlinks.BOUND_NOTE:
+            return path, [_synthetic(self.table, f"{path} has more than one name: {secret}")]
+        alts = [a for a in _literal_alts(secret, self.table) if a.rule.leak]
+        base = alts[0] if alts else self.table.alts[0]
+        return path, [replace(base, rule=replace(base.rule, pattern=(
+            f"{path} is a hard link of {secret} ({base.rule.pattern})")))]
+
+
+def _synthetic(table: _Table, pattern: str) -> _Alt:
+    """A leak entry of its own for a hit no rule names (a multiply-linked file past the bound)."""
+    base = table.alts[0]
+    return replace(base, rule=PathRule(pattern, True, False, "not all secrets could be checked"))
+
+
+def _is_leak(path: str, table: _Table) -> bool:
+    return any(a.rule.leak for a in _literal_alts(path, table))
+
+
+def _links_for(ctx: Context, table: _Table) -> _Links:
+    return _Links(table, str(ctx.home), str(ctx.workspace))
+
+
+def _link_roots(table: _Table, home: str, workspace: str) -> tuple[list[str], list[tuple[str, int]]]:
+    """Where the anchored leak rules of ``table`` (HOME's and absolute ones) may have files:
+    literal paths, and (directory, depth) to list, -1 for a ``**`` rule; with the top-level
+    entries of the workspace and HOME an anywhere leak rule names (``.env``, ``~/.netrc``,
+    ``~/.pgpass``, ``*.pem``): one listing each, deeper ones are not looked for."""
+    homes = list(dict.fromkeys(h.rstrip("/") or "/" for h in (home, _realpath(home))))
+    files: list[str] = []
+    dirs: list[tuple[str, int]] = []
+    for rule in dict.fromkeys(a.rule for a in table.alts):
+        if not rule.leak or not rule.pattern.startswith(("~/", "/")):
+            continue
+        for alt in expand_braces(rule.pattern):
+            if alt.startswith(_NO_PREFIX):
+                continue
+            roots = homes if alt.startswith("~/") else [""]
+            segs = [s for s in (alt[2:] if alt.startswith("~/") else alt).split("/") if s]
+            k = next((i for i, s in enumerate(segs) if s == STARSTAR or has_glob(s)), len(segs))
+            for r in roots:
+                base = r.rstrip("/")
+                if k == len(segs):
+                    files.append("/".join([base, *segs]))
+                else:
+                    rest = segs[k:]
+                    dirs.append(("/".join([base, *segs[:k]]) or "/", -1 if STARSTAR in rest else len(rest)))
+    leak_names = _rx(table.leak_names)
+    for top in dict.fromkeys((workspace, *homes)):
+        try:
+            with os.scandir(top) as it:
+                files.extend(e.path for e in it
+                             if leak_names.fullmatch(e.name.lower()) and _is_leak(e.path, table))
+        except (OSError, ValueError):
+            pass
+    return files, dirs
+
+
 def _secret_inside(path: str, table: _Table, home: str, follow: bool = False,
-                   visible: bool = False) -> tuple[str, list[_Alt]] | None:
+                   visible: bool = False, links: _Links | None = None) -> tuple[str, list[_Alt]] | None:
     """The first file under directory ``path`` that a name rule calls a leak (``.env``,
     ``id_rsa``, ``*.pem`` …), or that a symlink below leads to (``docs/key -> ~/.ssh/id_rsa``,
     ``docs/aws -> ~/.aws``: a reader that follows links reads the secret); past the walk's
@@ -862,14 +964,15 @@ def _secret_inside(path: str, table: _Table, home: str, follow: bool = False,
     fails closed. ``visible``: rg's walk without hidden entries (see VISIBLE)."""
     if visible:
         ignores: list[str] = []
-        hits, complete = _secrets_below(path, table, home, first=True, follow=follow, ignores=ignores)
+        hits, complete = _secrets_below(path, table, home, first=True, follow=follow, ignores=ignores,
+                                        links=links)
         if hits:
             return hits[0]
         if not complete:
             return (_WALK_BOUND, [])
         if not _hidden_whitelisted(path, ignores):
             return None
-    hits, complete = _secrets_below(path, table, home, first=True, follow=follow)
+    hits, complete = _secrets_below(path, table, home, first=True, follow=follow, links=links)
     if hits:
         return hits[0]
     return None if complete else (_WALK_BOUND, [])
@@ -902,8 +1005,9 @@ def leaks_below(root: str, home: str, budget: int | None = None, note: Note | No
     sandbox profile hides of a workspace. At most ``budget`` entries are read (default: a
     recursive reader's bound). Returns (paths, complete)."""
     low = home.lower().rstrip("/") or "/"
-    hits, complete = _secrets_below(root, _table(low, watched), low, first=False, budget=budget,
-                                    note=note)
+    table = _table(low, watched)
+    hits, complete = _secrets_below(root, table, low, first=False, budget=budget, note=note,
+                                    links=_Links(table, home, root))
     return tuple(dict.fromkeys(p for p, _ in hits)), complete
 
 
@@ -920,14 +1024,17 @@ def leak_at(path: str, ctx: Context, *, link: bool, below: bool) -> str | None:
             and any(a.rule.leak for a in _literal_alts(path, table)):
         return path
     todo: list[str] = []
+    links = _links_for(ctx, table)
     if link:
-        found = _link_secret(path, table, home, set(), todo)
+        found = _link_secret(path, table, home, set(), todo, links=links)
         if found is not None:
             return found[0]
     elif below:
         todo.append(path)
+    elif (found := links.owner(path)) is not None:
+        return found[0]
     for d in todo:
-        hits, complete = _secrets_below(d, table, home, first=True, skip=frozenset())
+        hits, complete = _secrets_below(d, table, home, first=True, skip=frozenset(), links=links)
         if hits:
             return hits[0][0]
         if not complete:
@@ -954,15 +1061,18 @@ def leak_among(root: str, names: Iterable[bytes], ctx: Context) -> str | None:
 
 def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
                    note: Note | None = None, skip: frozenset[str] = _WALK_SKIP,
-                   follow: bool = False,
-                   ignores: list[str] | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+                   follow: bool = False, ignores: list[str] | None = None,
+                   links: _Links | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
     """The walk behind :func:`_secret_inside`, :func:`leaks_below` and :func:`leak_at`: breadth
     first, skipping the directories named in ``skip``, linked directories walked too (each
     once), at most ``budget`` entries read (``_MAX_WALK_ENTRIES`` when None). ``follow``: the
     skipped directories are still searched for links (see FOLLOW). ``ignores``: rg's walk,
     which skips every hidden entry; the ignore files and ``.git`` entries met are added to it.
-    Returns (hits, complete); ``first`` stops at the first hit."""
+    ``links``: regular files met with more than one name are checked for being a hard link of
+    a secret (``_Links``), and of a secret file found by this walk. Returns (hits, complete);
+    ``first`` stops at the first hit."""
     budget = _MAX_WALK_ENTRIES if budget is None else budget
+    linked: list[tuple[str, os.stat_result]] = []  # multiply-linked files met that were no secret
     leak_names = _rx(table.leak_names)
     todo = [path]
     links_only: set[str] = set()   # skipped directories searched for links alone (follow)
@@ -996,12 +1106,23 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                     continue
             try:
                 if e.is_symlink():
-                    found = _link_secret(full, table, home, seen, todo, note)
+                    found = _link_secret(full, table, home, seen, todo, note, links)
                     if found is not None:
                         hits.append(found)
                         if first:
                             return hits, True
                 elif not e.is_dir(follow_symlinks=False):
+                    if links is not None and e.is_file(follow_symlinks=False) \
+                            and hardlinks.multiply_linked(st := e.stat(follow_symlinks=False)):
+                        if note is not None:
+                            note("l", full)
+                        found = links.owner(full, st)
+                        if found is not None:
+                            hits.append(found)
+                            if first:
+                                return hits, True
+                        else:
+                            linked.append((full, st))
                     continue
                 elif e.name == ".git" and ".git" in skip and not only_links \
                         and (found := _git_config_secret(full, table, note)) is not None:
@@ -1015,7 +1136,31 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                     todo.append(full)
             except (OSError, ValueError, RuntimeError):
                 continue
+    if linked and hits:
+        hits.extend(_linked_among(linked, hits, table))
     return hits, True
+
+
+def _linked_among(linked: list[tuple[str, os.stat_result]], hits: list[tuple[str, list[_Alt]]],
+                  table: _Table) -> list[tuple[str, list[_Alt]]]:
+    """The files of ``linked`` that are other names of a secret file the walk found by its
+    name (``d/copy`` and ``app/.env`` one file: both are the secret)."""
+    keys: dict[tuple[int, int], tuple[str, list[_Alt]]] = {}
+    for path, alts in hits:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if hardlinks.multiply_linked(st):
+            keys.setdefault((st.st_dev, st.st_ino), (path, alts))
+    out = []
+    for path, st in linked:
+        got = keys.get((st.st_dev, st.st_ino))
+        if got is not None:
+            base = got[1][0]
+            out.append((path, [replace(base, rule=replace(base.rule, pattern=(
+                f"{path} is a hard link of {got[0]} ({base.rule.pattern})")))]))
+    return out
 
 
 # Credentials a repository's own config may hold: a checkout that persisted them
@@ -1042,7 +1187,7 @@ def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[s
 
 
 def _link_secret(link: str, table: _Table, home: str, seen: set[str], todo: list[str],
-                 note: Note | None = None) -> tuple[str, list[_Alt]] | None:
+                 note: Note | None = None, links: _Links | None = None) -> tuple[str, list[_Alt]] | None:
     """Where a symlink met in a walk leads, when that is a secret (the file, or a directory
     holding credential files); a linked directory that is neither is queued for the walk."""
     real = _realpath(link)
@@ -1055,6 +1200,8 @@ def _link_secret(link: str, table: _Table, home: str, seen: set[str], todo: list
         if not alts and real not in seen:
             seen.add(real)
             todo.append(real)
+    elif not alts and links is not None:
+        return links.owner(real)
     return (real, alts) if alts else None
 
 
@@ -1154,8 +1301,13 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
         if tree and not alts and role is not Role.ATTR:
             alts = _ancestor_alts(path, table, home)
     shown = path
+    links = _links_for(ctx, table)
+    if not alts and not glob and not tail and role in _LINK_ROLES \
+            and (owned := links.owner(path)) is not None:
+        alts = owned[1]
     if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
-        found = _secret_inside(path, table, home, follow=bool(walk & FOLLOW), visible=bool(walk & VISIBLE))
+        found = _secret_inside(path, table, home, follow=bool(walk & FOLLOW), visible=bool(walk & VISIBLE),
+                               links=links)
         if found is not None and found[0] is _WALK_BOUND:
             classes.add(PathClass.LEAK)
             out.append(SensitiveHit(path, PathClass.LEAK, PathOp.READ, span, WALK_BOUND_PATTERN))
@@ -1174,6 +1326,8 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
 
 
 _GIT_WRITES = frozenset({Role.WRITE, Role.RW, Role.ATTR, Role.UNSURE})
+# A hard link of a secret is the secret for whatever reads or replaces its bytes.
+_LINK_ROLES = frozenset({Role.READ, Role.WRITE, Role.RW, Role.UNSURE})
 
 
 def _git_implant(path: str, ctx: Context) -> str | None:
@@ -1250,7 +1404,7 @@ def check_search(root: str, below: str, ctx: Context) -> SensitiveHit | None:
                     if alt.rule.leak and any(path_intersects(segs, full, False) for full in alt.segs):
                         return SensitiveHit(f"{top}/{below}", PathClass.LEAK, PathOp.READ, None,
                                             alt.rule.pattern)
-            found, complete = _secrets_below(real, table, home, first=False)
+            found, complete = _secrets_below(real, table, home, first=False, links=_links_for(ctx, table))
             if not complete:
                 return SensitiveHit(cand.path, PathClass.LEAK, PathOp.READ, None, WALK_BOUND_PATTERN)
             inside = real.rstrip("/") + "/"
@@ -1283,10 +1437,12 @@ def scan(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
     ``~/.gitconfig``). Never raises: an internal error is reported as a hit.
     """
     token = _WALKED.set({})
+    inodes = _INODES.set({})
     try:
         return _scan_script()(script, ctx)
     except Exception as exc:  # fail closed
         return (SensitiveHit("<scan failed>", PathClass.LEAK, PathOp.READ, None,
                              f"internal-error: {type(exc).__name__}"),)
     finally:
+        _INODES.reset(inodes)
         _WALKED.reset(token)

@@ -1,0 +1,113 @@
+"""Hard links to secrets: a second name for a secret file is the secret.
+
+A symlink says where it leads; a hard link does not: ``ln ~/.ssh/id_rsa ws/d/hard.o`` makes
+``d/hard.o`` the key itself, under a name no rule of the table knows, in a directory no sandbox
+mask hides. Linux keeps no list of a file's names, so the only exact test is the other way
+round: the (device, inode) of each existing secret file the anchored leak rules name
+(``~/.ssh/id_*``, ``~/.aws/credentials``, ``/etc/shadow`` …, enumerated from the table itself,
+``resolve._link_roots``) against that of the file met.
+
+Cheap because a file with one name (``st_nlink == 1``) cannot be a second name of anything:
+the secrets are enumerated only when a command meets a regular file with more names, once per
+scan, and only secrets that have more than one name themselves are kept. Bounded: past
+``MAX_ENTRIES`` directory entries the enumeration stops, and then every multiply-linked file
+counts as a secret (fail closed). pnpm's node_modules and content-addressed caches are full of
+hard links; they are not secrets, and stay readable: only an inode equal to a secret's is a hit.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+
+# Directory entries the enumeration reads at most (~1 µs each, plus one stat per secret-named
+# file): a browser profile or a large ~/.gnupg fits; past it, multiply-linked files fail closed.
+MAX_ENTRIES = 20_000
+BOUND_NOTE = f"more than {MAX_ENTRIES} entries under the secret directories (not all could be checked)"
+
+Key = tuple[int, int]
+
+
+class Inodes:
+    """The multiply-linked secret files found: (st_dev, st_ino) -> path, and whether the
+    enumeration saw every entry it meant to (``complete``)."""
+
+    __slots__ = ("by_key", "complete")
+
+    def __init__(self, by_key: dict[Key, str], complete: bool) -> None:
+        self.by_key = by_key
+        self.complete = complete
+
+    def owner(self, st: os.stat_result) -> str | None:
+        """The secret ``st`` (a regular file's stat) is another name of; ``BOUND_NOTE`` when the
+        enumeration was cut short and ``st`` has more than one name; None otherwise."""
+        if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+            return None
+        found = self.by_key.get((st.st_dev, st.st_ino))
+        if found is None and not self.complete:
+            return BOUND_NOTE
+        return found
+
+
+def multiply_linked(st: os.stat_result) -> bool:
+    """Whether ``st`` is a regular file with more than one name (the only kind that can be a
+    hard link of a secret)."""
+    return st.st_nlink > 1 and stat.S_ISREG(st.st_mode)
+
+
+def enumerate_secrets(files: Iterable[str], dirs: Iterable[tuple[str, int]],
+                      is_secret: Callable[[str], bool], budget: int = MAX_ENTRIES) -> Inodes:
+    """The multiply-linked files among ``files`` (literal paths, followed through symlinks: a
+    dotfiles manager's ``~/.aws/credentials -> ~/dotfiles/…`` links the real file) and the
+    regular files ``is_secret`` accepts below each of ``dirs`` (directory, depth: how many
+    levels below it a rule reaches, -1 for any). Linked directories below are not entered (a
+    loop costs nothing then); a directory given is followed."""
+    found: dict[Key, str] = {}
+    for path in files:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if multiply_linked(st):
+            found.setdefault((st.st_dev, st.st_ino), path)
+    done: dict[str, int] = {}
+    for root, depth in sorted(dirs, key=lambda d: (len(d[0]), d[0])):
+        if _covered(root, depth, done):
+            continue
+        done[root] = depth
+        todo = [(root, depth)]
+        while todo:
+            d, left = todo.pop()
+            try:
+                with os.scandir(d) as it:
+                    entries = list(it)
+            except (OSError, ValueError):
+                continue
+            budget -= len(entries)
+            if budget < 0:
+                return Inodes(found, False)
+            for e in entries:
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        if left != 1:
+                            todo.append((e.path, left - 1 if left > 0 else -1))
+                        continue
+                    if not is_secret(e.path):
+                        continue
+                    st = e.stat(follow_symlinks=True)
+                except (OSError, ValueError):
+                    continue
+                if multiply_linked(st):
+                    found.setdefault((st.st_dev, st.st_ino), e.path)
+    return Inodes(found, True)
+
+
+def _covered(root: str, depth: int, done: dict[str, int]) -> bool:
+    """Whether a directory walked already (with any depth) holds ``root`` within its reach."""
+    for d, dd in done.items():
+        if root == d and (dd < 0 or 0 <= depth <= dd):
+            return True
+        if root.startswith(d.rstrip("/") + "/") and dd < 0:
+            return True
+    return False
