@@ -33,9 +33,11 @@ LS = Command("ls", reads=False, safe=[
     Flag("--zero"), Flag("-1"), *HELP])
 
 # tree reads a bundle one letter at a time and takes values from the following words in order.
-# --fromfile/--fromtabfile: the operands are files whose lines are printed as the tree.
+# --fromfile/--fromtabfile: the operands are files whose lines are printed as the tree. --info:
+# each directory's .info file is read and its comments printed, and a file operand is opened as
+# one (strace: `tree ~/.aws/credentials --info` read the credentials; the fuzz campaign found it).
 TREE = Command(
-    "tree", reads=lambda p: p.has("--fromfile", "--fromtabfile"), attach=False, abbrev=False,
+    "tree", reads=lambda p: p.has("--fromfile", "--fromtabfile", "--info"), attach=False, abbrev=False,
     safe=[*(Flag(f"-{c}") for c in "adlfxqNQpugshDFvtcUrCAiSnXJ"),
           Flag("-L", takes=V), Flag("-P", takes=V), Flag("-I", takes=V), Flag("-H", takes=V),
           Flag("-T", takes=V), Flag("--gitignore"), Flag("--gitfile", takes=P),
