@@ -16,6 +16,7 @@ from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
 
 LINE = "tshark -n -r a.pcap -q -z io,phs"
+TSHARK = shutil.which("tshark")
 PLANTS = [".config/wireshark/init.lua", ".config/wireshark/plugins/x.lua",
           ".local/lib/wireshark/plugins/x.lua", ".wireshark/init.lua", ".wireshark/plugins/x.lua"]
 
@@ -85,3 +86,31 @@ def test_same_line_write_there(line: str, tmp_path: Path) -> None:
     assert not a.readonly
     assert any(r.message.startswith("tshark: this line writes") for r in a.reasons), \
         [r.message for r in a.reasons]
+
+
+# TShark 4.0 lists these long options in --help but does not accept them: "unrecognized option",
+# and the usage it prints enumerates the capture interfaces, running every extcap program.
+_UNRECOGNIZED = ["tshark --read-file=a.pcap", "tshark --read-file a.pcap",
+                 "tshark -r a.pcap --display-filter=http", "tshark -r a.pcap -2 --read-filter=http"]
+
+
+@pytest.mark.parametrize("cmd", _UNRECOGNIZED)
+def test_help_only_long_options_are_refused(cmd: str, tmp_path: Path) -> None:
+    assert not analyse(cmd, _ctx(tmp_path)).readonly
+
+
+@pytest.mark.parametrize("cmd", _UNRECOGNIZED)
+def test_help_only_long_options_are_unknown_to_tshark(cmd: str, tmp_path: Path) -> None:
+    """The oracle: tshark rejects them; without -r first, its usage runs extcap programs."""
+    if not TSHARK or not shutil.which("strace"):
+        pytest.skip("needs tshark and strace")
+    write_pcap(tmp_path / "a.pcap")
+    trace = tmp_path / "trace"
+    run = subprocess.run(["strace", "-f", "-qq", "-e", "trace=execve", "-o", str(trace), "bash", "-c", cmd],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         stdin=subprocess.DEVNULL, env={**os.environ, "HOME": str(tmp_path)})
+    assert "unrecognized option" in run.stderr
+    execs = [ln for ln in trace.read_text().splitlines() if "execve(" in ln and "= 0" in ln]
+    shells = {shutil.which("bash"), TSHARK, "/usr/bin/bash", "/bin/bash"}
+    programs = {ln.split('"')[1] for ln in execs} - shells
+    assert bool(programs) == cmd.startswith("tshark --read-file"), programs
