@@ -47,7 +47,7 @@ class _Process:
             self.fd = None
 
     def ended(self, ready: list[int]) -> bool:
-        return self.fd in ready if self.fd is not None else _ppid(self.pid) == -1
+        return self.fd in ready if self.fd is not None else _gone(self.pid)
 
 
 def _child_pid(report: bytes) -> int | None:
@@ -63,14 +63,28 @@ def _child_pid(report: bytes) -> int | None:
     return int(digits[:end]) if 0 < end < len(digits) else None
 
 
-def _ppid(pid: int) -> int:
-    """The parent of ``pid`` (-1 when it is gone)."""
+def _stat(pid: int) -> tuple[bytes, int] | None:
+    """(state, parent) of ``pid`` from /proc, or None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
-        return int(stat[stat.rindex(b")") + 2:].split()[1])
+        fields = stat[stat.rindex(b")") + 2:].split()
+        return fields[0], int(fields[1])
     except (OSError, ValueError, IndexError):
-        return -1
+        return None
+
+
+def _ppid(pid: int) -> int:
+    """The parent of ``pid`` (-1 when it is gone)."""
+    st = _stat(pid)
+    return -1 if st is None else st[1]
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` has exited: no entry, or a zombie nobody reaped yet (an orphan whose
+    new parent, a subreaper, may never wait for it)."""
+    st = _stat(pid)
+    return st is None or st[0] in (b"Z", b"X")
 
 
 def arm(shell: int, marks: list[str]) -> int:
@@ -136,7 +150,7 @@ def _watch(shell: _Process, rfd: int, fifo: str, token: bytes, marks: list[str])
             if token in seen:
                 return
             if init is None and not sandbox_done and (pid := _child_pid(seen)) is not None:
-                sandbox_done = _ppid(pid) == -1   # it ended before we read of it
+                sandbox_done = _gone(pid)   # it ended before we read of it
                 if not sandbox_done:
                     init = _init(pid, None if shell_dead else shell.pid)
         if not shell_dead and shell.ended(ready):
