@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import load
-from test_readers_strace import STRACE, _effects
+from test_readers_strace import STRACE, traced_effects
 
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
@@ -88,13 +88,8 @@ def test_real_program(case: dict, tmp_path: Path) -> None:
         assert CANARY not in printed, printed
         if STRACE is None:
             pytest.skip("strace is not installed")
-        trace = tmp_path / "trace"
-        subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
-                        "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,"
-                        "renameat2,rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect",
-                        shutil.which(program), *_argv(case["cmd"])], cwd=ws, env=env,
-                       capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
-        assert _effects(trace.read_text(), program) == []
+        argv = [str(shutil.which(program)), *_argv(case["cmd"])]
+        assert traced_effects(argv, program, tmp_path / "trace", cwd=ws, env=env) == []
 
 
 def _argv(cmd: str) -> list[str]:

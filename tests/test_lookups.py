@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import load
-from test_readers_strace import _effects
+from test_readers_strace import EFFECT_SYSCALLS, _effects
 
 from shellgate.bash.analysis import analyse
 from shellgate.bash.commands import nss
@@ -39,8 +39,7 @@ NSS = {
 }
 HOSTS = "127.0.0.1 localhost\n::1 localhost\n127.0.0.2 multi\n::1 multi\n"
 RESOLV = "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"
-TRACE = ("trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,rmdir,"
-         "link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect")
+TRACE = EFFECT_SYSCALLS
 
 
 @pytest.fixture(scope="module")

@@ -70,6 +70,19 @@ def _effects(trace: str, program: str) -> list[str]:
     return out
 
 
+# The system calls whose use shows an effect beyond reading (``_effects``), for ``strace -e``.
+EFFECT_SYSCALLS = ("trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
+                   "rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect")
+
+
+def traced_effects(argv: list[str], program: str, trace: Path, **run: object) -> list[str]:
+    """``argv`` run under ``strace -f`` (``run``: cwd, env … for subprocess.run), and what
+    ``_effects`` finds in its trace for ``program``."""
+    subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e", EFFECT_SYSCALLS, *argv],
+                   capture_output=True, timeout=30, stdin=subprocess.DEVNULL, **run)  # type: ignore[arg-type]
+    return _effects(trace.read_text(), program)
+
+
 def write_pcap(path: Path) -> None:
     """A pcap of four Ethernet/IPv4/TCP packets: a telnet exchange and an HTTP request/reply."""
     def csum(b: bytes) -> int:
@@ -116,8 +129,7 @@ def _run(cmd: str, tmp: Path) -> list[str]:
         write_pcap(tmp / "a.pcap")
     trace = tmp / "trace"
     subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
-                    "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
-                    "rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect",
+                    EFFECT_SYSCALLS,
                     "bash", "-c", cmd], cwd=tmp, capture_output=True, timeout=30,
                    env={**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
     lines = trace.read_text().splitlines()
@@ -149,10 +161,9 @@ def test_help_form_only_prints(name: str, form: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     p = subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
-                        "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
-                        "rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect,stat,access,"
-                        "newfstatat,readlink", path, form], cwd=home, capture_output=True, timeout=30,
-                       stdin=subprocess.DEVNULL, env={"PATH": os.environ["PATH"], "HOME": str(home)})
+                        EFFECT_SYSCALLS + ",stat,access,newfstatat,readlink", path, form], cwd=home,
+                       capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
+                       env={"PATH": os.environ["PATH"], "HOME": str(home)})
     lines = trace.read_text().splitlines()
     looked = [line for line in lines if (m := _LOOKUP.match(line)) and " execve(" not in line
               and (m.group(1).startswith(str(tmp_path)) or not m.group(1).startswith("/"))]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest import load
-from test_readers_strace import STRACE, _effects
+from test_readers_strace import EFFECT_SYSCALLS, STRACE, _effects
 from test_rg_hidden import test_real_rg as _rg_oracle
 from test_rg_hidden import test_verdict as _rg_verdict
 
@@ -113,9 +113,7 @@ def test_verdict(case: dict, tree: tuple[Path, Path]) -> None:
 def _run(cmd: str, ws: Path, home: Path, trace: Path | None = None) -> subprocess.CompletedProcess[str]:
     argv = ["bash", "-c", cmd]
     if trace is not None:
-        argv = [str(STRACE), "-f", "-qq", "-o", str(trace), "-e",
-                "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
-                "rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect", *argv]
+        argv = [str(STRACE), "-f", "-qq", "-o", str(trace), "-e", EFFECT_SYSCALLS, *argv]
     env = {"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(home), "LC_ALL": "C"}
     return subprocess.run(argv, cwd=ws, env=env, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)

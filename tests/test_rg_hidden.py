@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import load
-from test_readers_strace import STRACE, _effects
+from test_readers_strace import STRACE, traced_effects
 
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
@@ -87,13 +87,8 @@ def test_real_rg(case: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     if readonly:
         if STRACE is None:
             pytest.skip("strace is not installed")
-        trace = tmp_path / "trace"
-        subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e",
-                        "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,"
-                        "renameat2,rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect",
-                        RG, *shlex.split(case["cmd"])[1:]], cwd=ws, env=env, capture_output=True,
-                       timeout=30, stdin=subprocess.DEVNULL)
-        assert _effects(trace.read_text(), "rg") == []
+        argv = [str(RG), *shlex.split(case["cmd"])[1:]]
+        assert traced_effects(argv, "rg", tmp_path / "trace", cwd=ws, env=env) == []
 
 
 def test_other_searchers_still_read_hidden(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import load
-from test_readers_strace import _effects
+from test_readers_strace import EFFECT_SYSCALLS, _effects
 
 from shellgate.bash.analysis import analyse
 from shellgate.bash.commands import nss
@@ -124,9 +124,7 @@ def _trace(cmd: str, tmp: Path, stdin: int | None = subprocess.DEVNULL) -> list[
     home.mkdir(exist_ok=True)
     (tmp / "a").write_text("hello\n")
     log = tmp / "trace"
-    subprocess.run([STRACE or "strace", "-f", "-qq", "-o", str(log), "-e",
-                    "trace=execve,openat,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,"
-                    "rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,utimensat,connect",
+    subprocess.run([STRACE or "strace", "-f", "-qq", "-o", str(log), "-e", EFFECT_SYSCALLS,
                     "bash", "-c", cmd], cwd=tmp, capture_output=True, timeout=60, stdin=stdin,
                    env={**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
     return log.read_text().splitlines()[1:]   # the first line is strace's own bash

@@ -13,10 +13,12 @@ Every wait is on an event (a FIFO the command opens, a pidfd of the watcher), ne
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,10 +70,19 @@ def _wait_gone(pid: int) -> None:
         os.close(fd)
 
 
-def _start(world: dict, shell: str, line: str) -> subprocess.Popen:
-    return subprocess.Popen([shell, "-c", line], cwd=world["work"], env=world["env"],
+@contextlib.contextmanager
+def _started(world: dict, shell: str, line: str) -> Iterator[subprocess.Popen]:
+    """``line`` run by ``shell`` in a session of its own; whatever of it is left at the end
+    is killed and reaped."""
+    proc = subprocess.Popen([shell, "-c", line], cwd=world["work"], env=world["env"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def _world(tmp_path: Path) -> dict:
@@ -111,18 +122,13 @@ def test_group_killed_after_the_write_is_undone(tmp_path: Path, shell: str, pidf
     line = confined_line(world, "echo 'eval evil' > .envrc; echo ready > ready; read x < go", "write")
     if not pidfd:
         line = _without_pidfd(line)
-    proc = _start(world, shell, line)
-    try:
+    with _started(world, shell, line) as proc:
         assert _read_fifo(world["work"] / "ready") == b"ready\n"
         assert (world["work"] / ".envrc").exists()
         watcher = _watcher_of(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)   # the agent's timeout: the whole group
         proc.wait()
         _wait_gone(watcher)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert not (world["work"] / ".envrc").exists()
 
 
@@ -135,8 +141,7 @@ def test_shell_killed_undo_waits_for_the_sandbox(tmp_path: Path, shell: str) -> 
     world = _world(tmp_path)
     cmd = "echo one > .envrc; echo ready > ready; read x < go; echo two > .envrc"
     line = confined_line(world, cmd, "write")
-    proc = _start(world, shell, line)
-    try:
+    with _started(world, shell, line) as proc:
         assert _read_fifo(world["work"] / "ready") == b"ready\n"
         watcher = _watcher_of(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
@@ -149,10 +154,6 @@ def test_shell_killed_undo_waits_for_the_sandbox(tmp_path: Path, shell: str) -> 
             os.write(fd, b"x\n")
             os.close(fd)
         _wait_gone(watcher)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert not (world["work"] / ".envrc").exists()
 
 
@@ -164,8 +165,7 @@ def test_line_that_ends_dismisses_its_watcher(tmp_path: Path, shell: str) -> Non
     world = _world(tmp_path)
     line = confined_line(world, "echo ready > ready; read x < go", "write")
     script = line + "; echo '# mine' > .envrc; echo again > ready; read y < go"
-    proc = _start(world, shell, script)
-    try:
+    with _started(world, shell, script) as proc:
         assert _read_fifo(world["work"] / "ready") == b"ready\n"
         watcher = _watcher_of(proc.pid)
         (world["work"] / "go").write_text("x\n")
@@ -173,10 +173,6 @@ def test_line_that_ends_dismisses_its_watcher(tmp_path: Path, shell: str) -> Non
         _wait_gone(watcher)
         (world["work"] / "go").write_text("y\n")
         assert proc.wait(timeout=WAIT) == 0
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert (world["work"] / ".envrc").read_text() == "# mine\n"
 
 
@@ -190,14 +186,9 @@ def test_landlock_kills_what_the_command_left_running(tmp_path: Path, shell: str
     cmd = ("(setsid sh -c 'while [ -e /proc/\"$0\" ]; do sleep 0.05; done; "
            "echo evil > .envrc; echo hook > .git/hooks/pre-commit' \"$PPID\" > ready &) ; true")
     line = confined_line(world, cmd, "write", tier="landlock")
-    proc = _start(world, shell, line)
-    try:
+    with _started(world, shell, line) as proc:
         _read_fifo(world["work"] / "ready")
         assert proc.wait(timeout=WAIT) == 0
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert not (world["work"] / ".envrc").exists()
     assert not (hooks / "pre-commit").exists()
 
@@ -230,8 +221,7 @@ def test_landlock_line_killed_is_restored(tmp_path: Path, shell: str, kill: str)
     hook.write_text("#!/bin/sh\nexit 0\n")
     cmd = "echo evil > .git/hooks/pre-commit; echo x > .envrc; echo ready > ready; read x < go"
     line = confined_line(world, cmd, "write", tier="landlock")
-    proc = _start(world, shell, line)
-    try:
+    with _started(world, shell, line) as proc:
         assert _read_fifo(world["work"] / "ready") == b"ready\n"
         assert hook.read_text() == "evil\n"
         guardian = _guardian_of(proc.pid, world["work"])
@@ -243,9 +233,5 @@ def test_landlock_line_killed_is_restored(tmp_path: Path, shell: str, kill: str)
             proc.wait()
             (world["work"] / "go").write_text("x\n")
         _wait_gone(guardian)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert hook.read_text() == "#!/bin/sh\nexit 0\n"
     assert not (world["work"] / ".envrc").exists()

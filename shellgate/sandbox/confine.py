@@ -84,8 +84,8 @@ def main(argv: list[str]) -> int:
     os.close(report_w)
     os.close(alive_r)
     os.waitpid(first, 0)
-    for fd in (0, 1, 2, 3):   # the command has them; ours would keep the line's pipes open
-        if fd != 2 and _is_open(fd):
+    for fd in (0, 1, 3):   # the command has them; ours would keep the line's pipes open
+        if _is_open(fd):
             os.close(fd)
     return _relay(os.fdopen(report_r))
 

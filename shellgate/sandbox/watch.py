@@ -49,6 +49,12 @@ class _Process:
     def ended(self, ready: list[int]) -> bool:
         return self.fd in ready if self.fd is not None else _gone(self.pid)
 
+    def wait(self) -> None:
+        """Until it has ended."""
+        while not self.ended(select.select([] if self.fd is None else [self.fd], [], [],
+                                           POLL if self.fd is None else None)[0]):
+            pass
+
 
 def _child_pid(report: bytes) -> int | None:
     """The ``"child-pid": N`` of bwrap's ``--info-fd`` report (JSON; no json import)."""
@@ -64,7 +70,8 @@ def _child_pid(report: bytes) -> int | None:
 
 
 def _stat(pid: int) -> tuple[bytes, int] | None:
-    """(state, parent) of ``pid`` from /proc, or None when it is gone."""
+    """(state, parent) of ``pid`` from /proc, or None when it is gone. ``reaper._stat`` reads
+    the same line; importing it would import the package (this file runs without it)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
@@ -157,9 +164,8 @@ def _watch(shell: _Process, rfd: int, fifo: str, token: bytes, marks: list[str])
             shell_dead = True
         if init is not None and init.ended(ready):
             init, sandbox_done = None, True
-    while init is not None and not init.ended(select.select(
-            [init.fd] if init.fd is not None else [], [], [], None if init.fd is not None else POLL)[0]):
-        pass   # the shell is gone while its sandbox still runs: wait for its end
+    if init is not None:   # the shell is gone while its sandbox still runs: wait for its end
+        init.wait()
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from shellgate.sandbox.guard import undo_created
 

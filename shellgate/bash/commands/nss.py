@@ -24,8 +24,16 @@ _SPACE = b" \t\n\v\f\r"
 _NAME = re.compile(rb"[^ \t\n\v\f\r:]+")
 _SOURCE = re.compile(rb"[^ \t\n\v\f\r\[]+")
 _WORD = re.compile(rb"[^ \t\n\v\f\r=\]]*")
+_BLANKS = re.compile(rb"[ \t\n\v\f\r]*")
 _STATUSES = frozenset({b"SUCCESS", b"UNAVAIL", b"NOTFOUND", b"TRYAGAIN"})
 _ACTIONS = frozenset({b"RETURN", b"CONTINUE", b"MERGE"})
+
+
+def _skip(line: bytes, i: int) -> int:
+    """The index of the first non-blank at or after ``i``."""
+    m = _BLANKS.match(line, i)
+    assert m is not None   # `*` matches the empty string
+    return m.end()
 
 
 def _services(line: bytes) -> list[bytes] | None:
@@ -36,42 +44,32 @@ def _services(line: bytes) -> list[bytes] | None:
     out: list[bytes] = []
     i = 0
     while True:
-        while i < len(line) and line[i] in _SPACE:
-            i += 1
+        i = _skip(line, i)
         m = _SOURCE.match(line, i)
         if m is None:
             return out
         out.append(m.group())
-        i = m.end()
-        while i < len(line) and line[i] in _SPACE:
-            i += 1
+        i = _skip(line, m.end())
         if line[i:i + 1] != b"[":
             continue
         i += 1
         while True:
-            while i < len(line) and line[i] in _SPACE:
-                i += 1
+            i = _skip(line, i)
             if line[i:i + 1] == b"!":
                 i += 1
             status = _WORD.match(line, i)
             assert status is not None
             if status.group().upper() not in _STATUSES:
                 return None
-            i = status.end()
-            while i < len(line) and line[i] in _SPACE:
-                i += 1
+            i = _skip(line, status.end())
             if line[i:i + 1] != b"=":
                 return None
-            i += 1
-            while i < len(line) and line[i] in _SPACE:
-                i += 1
+            i = _skip(line, i + 1)
             action = _WORD.match(line, i)
             assert action is not None
             if action.group().upper() not in _ACTIONS:
                 return None
-            i = action.end()
-            while i < len(line) and line[i] in _SPACE:
-                i += 1
+            i = _skip(line, action.end())
             if line[i:i + 1] == b"]":
                 i += 1
                 break
