@@ -33,8 +33,13 @@ def offered(prompt: Prompt, *, session: bool = True) -> tuple[DecisionKind, ...]
 
 def render_prompt(prompt: Prompt, *, preview_lines: int = 40, session: bool = True) -> str:
     """The prompt as plain text (the CLI may render it richer). Every text from the call is
-    passed through :func:`visible`: a control sequence in a command cannot redraw the prompt."""
-    lines = [f"{visible(prompt.tool or 'tool')} wants to run: {visible(prompt.summary)}"]
+    passed through :func:`visible`: a control sequence in a command cannot redraw the prompt.
+    A command is shown whole, line by line (``Prompt.command``), never as its summary."""
+    if prompt.command is None:
+        lines = [f"{visible(prompt.tool or 'tool')} wants to run: {visible(prompt.summary)}"]
+    else:  # every line of it, uncut: a digest could read as another command than what runs
+        lines = [f"{visible(prompt.tool or 'tool')} wants to run:"]
+        lines += [f"    {x}" for x in visible(prompt.command, multiline=True).split("\n")]
     if prompt.reason:
         lines.append(f"  why asked: {visible(prompt.reason)}")
     for w in prompt.warnings:

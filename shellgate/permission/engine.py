@@ -610,7 +610,8 @@ class Engine:
         choices = FULL_CHOICES if plan else LIMITED_CHOICES
         prompt = Prompt(tool=call.req.tool_name, summary=call.what, preview=call.req.preview,
                         warnings=call.meta.warnings, choices=choices, reason=ask.reason,
-                        capability=call.capability, remember=tuple(a.label for a in plan or ()))
+                        capability=call.capability, remember=tuple(a.label for a in plan or ()),
+                        command=call.meta.command)
         try:
             answer = DecisionKind(self.approver(prompt))
         except Exception as exc:

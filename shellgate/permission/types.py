@@ -127,7 +127,10 @@ LIMITED_CHOICES = (DecisionKind.ALLOW_ONCE, DecisionKind.DENY)
 class Prompt:
     """What an approver is shown. ``choices`` are the only answers that will be honoured: a
     stronger allow is lowered to the strongest offered one. ``remember`` tells what an
-    "always" answer would store (token prefixes or a key), so the user sees its reach."""
+    "always" answer would store (token prefixes or a key), so the user sees its reach.
+    ``command``: the exact text a command call runs, shown whole (``summary`` is a one-line
+    digest for reasons and logs: whitespace folded, cut at 200 characters, so it may read as
+    another command than the one that runs)."""
 
     tool: str
     summary: str
@@ -137,6 +140,7 @@ class Prompt:
     reason: str = ""
     capability: Capability | None = None
     remember: tuple[str, ...] = ()
+    command: str | None = None
 
 
 Approver = Callable[[Prompt], DecisionKind]
