@@ -945,7 +945,10 @@ def _link_roots(table: _Table, home: str, workspace: str,
     entries of the workspace and HOME an anywhere leak rule names (``.env``, ``~/.netrc``,
     ``~/.pgpass``, ``*.pem``): one listing each, deeper ones are not looked for. ``write``: the
     implant rules' too, an anywhere one rooted at the workspace when it names a fixed place
-    there (``.git/hooks/**``, ``.envrc``, ``.vscode/tasks.json``; not ``**/site-packages/…``)."""
+    there (``.git/hooks/**``, ``.envrc``, ``.vscode/tasks.json``; not ``**/site-packages/…``), and
+    of the absolute ones only the literal files (``/etc/profile``): the system trees they name
+    (``/usr/lib/systemd/**``) would take the whole budget, and a written file none of these is a
+    name of asks all the same (``_Links.owner``): the enumeration only names the other file."""
     homes = list(dict.fromkeys(h.rstrip("/") or "/" for h in (home, _realpath(home))))
     files: list[str] = []
     dirs: list[tuple[str, int]] = []
@@ -965,6 +968,8 @@ def _link_roots(table: _Table, home: str, workspace: str,
                 base = r.rstrip("/")
                 if k == len(segs):
                     files.append("/".join([base, *segs]))
+                elif not rule.leak and not r:
+                    continue   # /usr/lib/*/wireshark/plugins/**: a system tree, ~100 ms to list (see owner)
                 else:
                     rest = segs[k:]
                     dirs.append(("/".join([base, *segs[:k]]) or "/", -1 if STARSTAR in rest else len(rest)))
