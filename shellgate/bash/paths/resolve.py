@@ -857,7 +857,7 @@ _WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
 
 # The secret inodes of one scan, by (table key, HOME as spelled, workspace): computed when a
 # word or walk first meets a multiply-linked file, and dropped with the scan (``_WALKED``).
-_INODES: ContextVar[dict[tuple[TableKey, str, str], hardlinks.Inodes] | None] = ContextVar(
+_INODES: ContextVar[dict[tuple[TableKey, str, str, bool], hardlinks.Inodes] | None] = ContextVar(
     "shellgate_paths_inodes", default=None)
 _NO_PREFIX = ("/dev/", "/proc/", "/sys/")  # no regular file there can be linked from elsewhere
 
@@ -865,82 +865,111 @@ _NO_PREFIX = ("/dev/", "/proc/", "/sys/")  # no regular file there can be linked
 class _Links:
     """What a check needs to tell a hard link of a secret (``hardlinks.py``): the table, HOME
     as spelled (the table's is lowercased; the disk's names are not) and the workspace, whose
-    top-level ``.env``-style files are secrets too. The inodes are enumerated on first use."""
+    top-level ``.env``-style files are secrets too. The inodes are enumerated on first use:
+    the leak files' for a read, every sensitive file's (leak or implant) for a write."""
 
     __slots__ = ("table", "home", "workspace", "_inodes")
 
     def __init__(self, table: _Table, home: str, workspace: str) -> None:
         self.table, self.home, self.workspace = table, home, workspace
-        self._inodes: hardlinks.Inodes | None = None
+        self._inodes: dict[bool, hardlinks.Inodes] = {}
 
-    def inodes(self) -> hardlinks.Inodes:
-        if self._inodes is None:
+    def inodes(self, write: bool = False) -> hardlinks.Inodes:
+        found = self._inodes.get(write)
+        if found is None:
             memo = _INODES.get()
-            key = (self.table.key, self.home, self.workspace)
+            key = (self.table.key, self.home, self.workspace, write)
             found = memo.get(key) if memo is not None else None
             if found is None:
-                files, dirs = _link_roots(self.table, self.home, self.workspace)
-                found = hardlinks.enumerate_secrets(files, dirs, lambda p: _is_leak(p, self.table))
+                files, dirs = _link_roots(self.table, self.home, self.workspace, write)
+                wanted = _is_sensitive if write else _is_leak
+                found = hardlinks.enumerate_secrets(files, dirs, lambda p: wanted(p, self.table))
                 if memo is not None:
                     memo[key] = found
-            self._inodes = found
-        return self._inodes
+            self._inodes[write] = found
+        return found
 
-    def owner(self, path: str, st: os.stat_result | None = None) -> tuple[str, list[_Alt]] | None:
+    def owner(self, path: str, st: os.stat_result | None = None,
+              write: bool = False) -> tuple[str, list[_Alt]] | None:
         """``path`` with the rules of the secret it is another name of, as a walk's hit (the
-        rule's pattern says both names); None when it is none (or not a multiply-linked file)."""
+        rule's pattern says both names); None when it is none (or not a multiply-linked file).
+        ``write``: the file's bytes or mode may change, and every name sees that: an implant
+        file's inode counts too, and so does one whose other names were not found (a write
+        through a hard link reaches them wherever they are, past every sandbox's path rules:
+        fail closed)."""
         try:
             st = st or os.stat(path)
         except (OSError, ValueError):
             return None
         if not hardlinks.multiply_linked(st):
             return None
-        secret = self.inodes().owner(st)
-        if secret is None:
+        secret = self.inodes(write).owner(st)
+        if secret is None and not write:
             return None
         if secret == hardlinks.BOUND_NOTE:
-            return path, [_synthetic(self.table, f"{path} has more than one name: {secret}")]
-        alts = [a for a in _literal_alts(secret, self.table) if a.rule.leak]
+            return path, [_synthetic(self.table, f"{path} has more than one name: {secret}", True, write)]
+        if secret is None:   # written, and its other names unknown
+            return path, [_synthetic(self.table, (
+                f"{path} is a hard link with {st.st_nlink} names, the others not known: writing it "
+                "writes them, wherever they are, past the sandbox's path rules (~/.bashrc, a git hook …)"),
+                False, True)]
+        alts = [a for a in _literal_alts(secret, self.table) if write or a.rule.leak]
         base = alts[0] if alts else self.table.alts[0]
-        return path, [replace(base, rule=replace(base.rule, pattern=(
-            f"{path} is a hard link of {secret} ({base.rule.pattern})")))]
+        return path, [replace(a, rule=replace(a.rule, pattern=(
+            f"{path} is a hard link of {secret} ({a.rule.pattern})"))) for a in alts or [base]]
 
 
-def _synthetic(table: _Table, pattern: str) -> _Alt:
-    """A leak entry of its own for a hit no rule names (a multiply-linked file past the bound)."""
+def _synthetic(table: _Table, pattern: str, leak: bool = True, implant: bool = False) -> _Alt:
+    """An entry of its own for a hit no rule names: a multiply-linked file past the bound
+    (leak, and implant when written), or a written one whose other names are unknown."""
     base = table.alts[0]
-    return replace(base, rule=PathRule(pattern, True, False, "not all secrets could be checked"))
+    return replace(base, rule=PathRule(pattern, leak, implant, "a hard link whose other names are not known"))
 
 
 def _is_leak(path: str, table: _Table) -> bool:
     return any(a.rule.leak for a in _literal_alts(path, table))
 
 
+def _is_sensitive(path: str, table: _Table) -> bool:
+    return bool(_literal_alts(path, table))
+
+
 def _links_for(ctx: Context, table: _Table) -> _Links:
     return _Links(table, str(ctx.home), str(ctx.workspace))
 
 
-def _link_roots(table: _Table, home: str, workspace: str) -> tuple[list[str], list[tuple[str, int]]]:
+def _link_roots(table: _Table, home: str, workspace: str,
+                write: bool = False) -> tuple[list[str], list[tuple[str, int]]]:
     """Where the anchored leak rules of ``table`` (HOME's and absolute ones) may have files:
     literal paths, and (directory, depth) to list, -1 for a ``**`` rule; with the top-level
     entries of the workspace and HOME an anywhere leak rule names (``.env``, ``~/.netrc``,
-    ``~/.pgpass``, ``*.pem``): one listing each, deeper ones are not looked for."""
+    ``~/.pgpass``, ``*.pem``): one listing each, deeper ones are not looked for. ``write``: the
+    implant rules' too, an anywhere one rooted at the workspace when it names a fixed place
+    there (``.git/hooks/**``, ``.envrc``, ``.vscode/tasks.json``; not ``**/site-packages/…``), and
+    of the absolute ones only the literal files (``/etc/profile``): the system trees they name
+    (``/usr/lib/systemd/**``) would take the whole budget, and a written file none of these is a
+    name of asks all the same (``_Links.owner``): the enumeration only names the other file."""
     homes = list(dict.fromkeys(h.rstrip("/") or "/" for h in (home, _realpath(home))))
     files: list[str] = []
     dirs: list[tuple[str, int]] = []
     for rule in dict.fromkeys(a.rule for a in table.alts):
-        if not rule.leak or not rule.pattern.startswith(("~/", "/")):
+        if not (rule.leak or (write and rule.implant)):
+            continue
+        anchored = rule.pattern.startswith(("~/", "/"))
+        if not anchored and not (write and rule.implant):
             continue
         for alt in expand_braces(rule.pattern):
-            if alt.startswith(_NO_PREFIX):
+            if alt.startswith(_NO_PREFIX) or alt.startswith(STARSTAR):
                 continue
-            roots = homes if alt.startswith("~/") else [""]
+            roots = homes if alt.startswith("~/") else [""] if alt.startswith("/") else [workspace]
             segs = [s for s in (alt[2:] if alt.startswith("~/") else alt).split("/") if s]
             k = next((i for i, s in enumerate(segs) if s == STARSTAR or has_glob(s)), len(segs))
             for r in roots:
                 base = r.rstrip("/")
                 if k == len(segs):
                     files.append("/".join([base, *segs]))
+                elif not rule.leak and not r:
+                    continue   # /usr/lib/*/wireshark/plugins/**: a system tree, ~100 ms to list (see owner)
                 else:
                     rest = segs[k:]
                     dirs.append(("/".join([base, *segs[:k]]) or "/", -1 if STARSTAR in rest else len(rest)))
@@ -1303,7 +1332,7 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
     shown = path
     links = _links_for(ctx, table)
     if not alts and not glob and not tail and role in _LINK_ROLES \
-            and (owned := links.owner(path)) is not None:
+            and (owned := links.owner(path, write=role is not Role.READ)) is not None:
         alts = owned[1]
     if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
         found = _secret_inside(path, table, home, follow=bool(walk & FOLLOW), visible=bool(walk & VISIBLE),
@@ -1326,8 +1355,9 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
 
 
 _GIT_WRITES = frozenset({Role.WRITE, Role.RW, Role.ATTR, Role.UNSURE})
-# A hard link of a secret is the secret for whatever reads or replaces its bytes.
-_LINK_ROLES = frozenset({Role.READ, Role.WRITE, Role.RW, Role.UNSURE})
+# A hard link of a secret is the secret for whatever reads or replaces its bytes; one of an
+# implant file is the implant for whatever writes its bytes or mode (chmod through any name).
+_LINK_ROLES = frozenset({Role.READ, Role.WRITE, Role.RW, Role.UNSURE, Role.ATTR})
 
 
 def _git_implant(path: str, ctx: Context) -> str | None:

@@ -416,6 +416,8 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     if spec.skip_first and ops and not (p.flags & spec.read_opts):
         ops = ops[1:]
     if spec.dest:
+        if _makes_hard_links(name, p.flags):
+            role = Role.RW   # a second name for a file reads and writes it (see _makes_hard_links)
         return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule, walk) + extra
     if spec.second_writes and len(ops) >= 2:
         out.extend(_word_hits(ops[1], Role.WRITE, ctx, dot_rule))
@@ -433,6 +435,20 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
             out.extend(_word_hits(Word(r, r, listed), role, ctx, dot_rule, tree=True, split=split,
                                   walk=True))
     return out + extra
+
+
+_SYMBOLIC = frozenset({"-s", "--symbolic"})
+_LINKING = frozenset({"-l", "--link"})
+
+
+def _makes_hard_links(name: str, flags: set[str]) -> bool:
+    """Whether ``ln``/``link`` (unless ``-s``) or ``cp -l`` makes hard links of its sources: the
+    new name is the file itself, so whatever may write the new name later (an edit the
+    workspace's rules allow) writes the source: ``ln ~/.bashrc notes.txt`` plants as a write of
+    ``~/.bashrc`` would, ``ln ~/.ssh/id_rsa k`` leaks as its read would."""
+    if name in ("ln", "link"):
+        return not flags & _SYMBOLIC
+    return name in ("cp", "gcp") and bool(flags & _LINKING)
 
 
 def _rg_skips_hidden(p: _Parsed, ctx: Context) -> bool:

@@ -111,8 +111,8 @@ def _classify(script: Script, ctx: Context, sensitive: tuple[SensitiveHit, ...])
     for hit in sensitive:
         if hit.op in (PathOp.READ, PathOp.WRITE):
             verb = "reads" if hit.op is PathOp.READ else "writes"
-            shown = hit.pattern.rsplit(" (", 1)[0] if hit.pattern.startswith(f"{hit.path} is a hard link") \
-                else hit.path   # a hard link of a secret: both names
+            shown = hit.pattern.rsplit(" (", 1)[0] if hit.pattern.startswith(f"{hit.path} is a hard link ") \
+                else hit.path   # a hard link of a secret: both names (or that the others are unknown)
             findings.append(Finding(f"{verb} a sensitive path: {shown} ({hit.cls.value})", hit.span,
                                     "readonly.sensitive", Effect.EXEC))
     checks = CommandChecks(cwds, frozenset(clean))
