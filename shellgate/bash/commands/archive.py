@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from ..._lazyre import lazy_compile
 from ..ir import Word
-from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes, is_wild, run_checks
+from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes, is_wild, run_checks, sensitive_read
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -160,13 +160,41 @@ _Z = [Flag("-c", "--stdout", "--to-stdout"), Flag("-d", "--decompress", "--uncom
       Flag("-f", "--force"), Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-l", "--list"),
       Flag("-n", "--no-name"), Flag("-N", "--name"), Flag("-t", "--test"), Flag("-S", "--suffix", takes=V),
       Flag("-h", "--help"), Flag("-V", "--version"), Flag("-L", "--license")]
-ZCATS = tuple(Command(n, safe=_Z) for n in ("zcat", "gzcat"))
+# gzip 1.12 (get_istat): decompressing (zcat, gunzip, -d, -l, -t) a NAME that does not exist
+# opens NAME with the -S suffix, then with each of these (strace), and -f copies a file that is
+# not gzip data to stdout as it is: `zcat -f -S v .en` printed .env, a name the path scanner
+# never saw. Each NAME+suffix is checked as a read.
+_GZ_SUFFIXES = (".gz", ".z", "-z", ".Z")
+
+
+def _gz_names(p: Parsed, call: Call) -> Iterable[Finding]:
+    """The files a decompressing gzip may open for each operand besides the operand itself."""
+    suffixes = list(_GZ_SUFFIXES)
+    for v in p.values_of("-S"):
+        if not v.static:
+            yield Finding(f"{call.command.name} -S {v.text}: a suffix only known at run time is added to "
+                          "names that do not exist (the file opened could be a secret)", v.span,
+                          "readonly.dynamic_path")
+            return
+        suffixes.insert(0, v.text)
+    for w in p.operands:
+        if not w.static or w.text == "-":
+            continue   # refused already (Command.reads) / stdin
+        hit = sensitive_read([w.text + s for s in suffixes], call, w.span)
+        if hit is not None:
+            yield Finding(f"{call.command.name} opens {hit.path} when {w.text} does not exist (it adds "
+                          f"-S and .gz/.z/-z/.Z to the name): {hit.cls.value}", w.span, "readonly.sensitive")
+
+
+ZCATS = tuple(Command(n, safe=_Z, check=_gz_names) for n in ("zcat", "gzcat"))
 
 
 def _gzip_check(p: Parsed, call: Call) -> Iterable[Finding]:
     if not p.has("-c", "-l", "-t"):
         yield Finding(f"{call.command.name} replaces the files it is given unless it writes to "
                       "stdout (-c), lists (-l) or tests (-t)", call.command.span, "readonly.flag")
+    if call.command.name == "gunzip" or p.has("-d", "-l", "-t"):
+        yield from _gz_names(p, call)
 
 
 # gzip and gunzip are zcat's program: the same flags, read-only only in those three forms

@@ -11,7 +11,11 @@ scanner never sees:
   computed over the whole file); a debuginfod-enabled build also asks the servers in
   ``DEBUGINFOD_URLS`` and fills ``~/.cache/debuginfod_client``. Measured here: readelf
   ``-w…``/``--debug-dump``/``-P`` and objdump ``-W…``/``--dwarf``/``-g``/``-e``/``-L`` open it;
-  ``-wN`` (``--debug-dump=no-follow-links``) stops them, a later ``-wK`` turns it back on.
+  ``-wN`` (``--debug-dump=no-follow-links``) stops them, a later ``-wK`` turns it back on, and
+  so does a later bare ``-w``/``--debug-dump`` (objdump ``-W``/``--dwarf``): "all" sets
+  follow-links too (dwarf.c ``dwarf_select_sections_all``; measured: ``readelf -wN -w`` and
+  ``objdump -WN -W`` opened the linked file). The last of them, letters and names read in
+  order, is the one that holds.
   Newer readelf (``might_need_separate_debug_info``) also loads it for ``-s``, ``-u``, ``-a``
   and the section dumps (``-x``, ``-p``, ``-R``, ``--ctf``, ``--sframe``): those are read-only
   here only with ``-wN`` too, and never with ``-wK``/``follow-links``/``-P``/``-L``. BFD's own
@@ -22,7 +26,10 @@ scanner never sees:
 * **Thin archives.** A ``!<thin>`` archive names its members by path; every one of these tools
   opens them (objdump also inside an ordinary archive). An operand that is, or whose ordinary
   archive holds, a thin archive is refused; so is one the same line may write, or a glob the
-  line's writes may change. With no operand nm, size and objdump read ``a.out``.
+  line's writes may change. With no operand nm, size and objdump read ``a.out``. Names xargs
+  appends count too: ``find objs -name '*.a' | xargs nm`` (allowed when ``paths/xargsnames.py``
+  proved them plain names of no secret) had nm open the file a thin archive below ``objs``
+  names (measured), so every file below find's start points is checked the same way.
 
 ``@FILE`` is a response file for all six (``Command.response_files``); ``nm --plugin`` loads a
 shared object (refused).
@@ -36,8 +43,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
-from ..ir import Word
-from .spec import Call, Check, Command, Finding, Flag, Parsed, Takes
+from ..ir import Via, Word
+from .spec import Call, Check, Command, Finding, Flag, Opt, Parsed, Takes
 from .targets import expand_home
 
 V = Takes.VALUE
@@ -60,34 +67,37 @@ _THIN = b"!<thin>\n"
 _ARCH = b"!<arch>\n"
 _MAX_MEMBERS = 4096
 _MAX_GLOB = 256
+_MAX_WALK = 10_000   # files below an xargs producer's start points checked at most
 
 
-def _dump_values(opt_word: Word, spelled: str, values: Sequence[Word]) -> tuple[set[str], str | None]:
-    """The debug-dump selections of one ``-w``/``--debug-dump`` option, as names (letters
-    mapped: K -> follow-links, N -> no-follow-links, k -> links), or why it is not understood."""
+def _dump_values(opt_word: Word, spelled: str, values: Sequence[Word]) -> tuple[list[str], str | None]:
+    """The debug-dump selections of one ``-w``/``--debug-dump`` option, in the order the
+    program applies them, as names (letters mapped: K -> follow-links, N -> no-follow-links,
+    k -> links; no value -> all, which turns follow-links on too), or why it is not understood."""
     if not values:
-        return {"all"}, None
+        return ["all", _FOLLOW], None
     v = values[0]
     if not v.static:
-        return set(), f"the debug-dump selection {v.text!r} is only known at run time"
+        return [], f"the debug-dump selection {v.text!r} is only known at run time"
     if spelled.startswith("--"):
-        names = set(v.text.split(","))
-        bad = sorted(names - _NAMES)
+        names = v.text.split(",")
+        bad = sorted(set(names) - _NAMES)
         return names, (f"unknown debug-dump name {bad[0]!r}" if bad else None)
-    letters = set(v.text)
-    bad = sorted(letters - _LETTERS)
-    names = {({"K": _FOLLOW, "N": _NO_FOLLOW, "k": "links"}.get(c, c)) for c in letters}
+    bad = sorted(set(v.text) - _LETTERS)
+    names = [{"K": _FOLLOW, "N": _NO_FOLLOW, "k": "links"}.get(c, c) for c in v.text]
     return names, (f"unknown debug-dump letter {bad[0]!r}" if bad else None)
 
 
 def _links_check(tool: str, dump: tuple[str, ...], loaders: tuple[str, ...],
                  process_links: tuple[str, ...]) -> Check:
-    """A check: the options that may load separate debug files pass only with no-follow-links
-    given and follow-links (or process-links) nowhere; every other option never loads them."""
+    """A check: the options that may load separate debug files pass only when the last
+    follow-links setting (``-wN``/``-wK``, a name, or a bare ``-w``, which selects all and
+    follows) says no-follow-links; process-links always follows; every other option never
+    loads them."""
     def check(p: Parsed, call: Call) -> Iterable[Finding]:
         out: list[Finding] = []
         follow: list[Finding] = []
-        nofollow = False
+        setting: tuple[bool, Opt] | None = None   # the last follow-links setting: (follows, option)
         loading: list[tuple[str, Word]] = []
         for o in p.opts:
             names = set(o.flag.names)
@@ -95,17 +105,23 @@ def _links_check(tool: str, dump: tuple[str, ...], loaders: tuple[str, ...],
                 sel, bad = _dump_values(o.word, o.spelled, o.values)
                 if bad is not None:
                     out.append(Finding(f"{tool} {o.spelled}: {bad}", o.word.span, "readonly.flag"))
-                nofollow |= _NO_FOLLOW in sel
-                if _FOLLOW in sel:
-                    follow.append(Finding(f"{tool} {o.word.text} {_LINKS}", o.word.span, "readonly.flag"))
-                if sel - {_FOLLOW, _NO_FOLLOW}:
+                for name in sel:
+                    if name in (_FOLLOW, _NO_FOLLOW):
+                        setting = (name == _FOLLOW, o)
+                if set(sel) - {_FOLLOW, _NO_FOLLOW}:
                     loading.append((o.word.text, o.word))
             elif names & set(process_links):
                 follow.append(Finding(f"{tool} {o.spelled} {_LINKS}", o.word.span, "readonly.flag"))
             elif names & set(loaders):
                 loading.append((o.spelled, o.word))
         out.extend(follow)
-        if not nofollow and not follow:
+        if setting is not None and setting[0]:
+            o = setting[1]
+            what = "selects every dump, follow-links included," if not o.values else "turns follow-links on"
+            out.append(Finding(f"{tool} {o.word.text} {what} and no later no-follow-links turns it off: "
+                               f"it {_LINKS}",
+                               o.word.span, "readonly.flag"))
+        elif setting is None and not follow:
             dn = "-wN" if tool == "readelf" else "-WN"
             out.extend(Finding(f"{tool} {spelled} may follow .gnu_debuglink/.gnu_debugaltlink to a file "
                                f"named inside the object (any path; debuginfod servers too): add {dn} "
@@ -117,9 +133,10 @@ def _links_check(tool: str, dump: tuple[str, ...], loaders: tuple[str, ...],
 
 def _thin_archives(tool: str, p: Parsed, call: Call) -> list[Finding]:
     """Refuse operands that are thin archives (or ordinary archives holding one), or that this
-    line may write: the tool would open paths named inside them."""
+    line may write: the tool would open paths named inside them. Names xargs appends are
+    checked where they come from (``_appended``)."""
     words: list[Word | None] = list(p.operands) or ([None] if tool != "readelf" else [])
-    out: list[Finding] = []
+    out: list[Finding] = _appended(tool, call)
     for w in words:
         text = "a.out" if w is None else w.text
         span = call.command.words[0].span if w is None else w.span
@@ -129,6 +146,53 @@ def _thin_archives(tool: str, p: Parsed, call: Call) -> list[Finding]:
         if why is not None:
             out.append(Finding(f"{tool} reads {text}: {why}", span, "readonly.operand"))
     return out
+
+
+def _appended(tool: str, call: Call) -> list[Finding]:
+    """The names an ``xargs`` running this tool appends: files below find's (or rg's, git
+    ls-files') start points (``xargsnames.roots``), each of which must not be a thin archive
+    or hold one. Unproved names are refused already (``Command.reads``: ``wild_tail``)."""
+    if call.command.via[-1:] != (Via.XARGS,):
+        return []
+    from ..paths import xargsnames  # only for a tool xargs runs
+
+    span = call.command.words[0].span
+    starts = xargsnames.roots(call.script, call.index)
+    if starts is None:
+        return [Finding(f"xargs gives {tool} names nobody has seen (one could be a thin archive)", span,
+                        "readonly.operand")]
+    for base in call.cwds or (call.ctx.cwd,):
+        for start in starts:
+            why = _tree_problem(os.path.join(str(base), expand_home(start, call.ctx)))
+            if why is not None:
+                return [Finding(f"xargs gives {tool} the files below {start}, and {why}", span,
+                                "readonly.operand")]
+    return []
+
+
+def _tree_problem(root: str) -> str | None:
+    """Why a file at or below ``root`` (links to directories not followed, as find walks)
+    makes the tool read other paths, or None."""
+    if not os.path.isdir(root) or os.path.islink(root):
+        why = _archive_problem(root)
+        return None if why is None else f"{root}: {why}"
+    budget = _MAX_WALK
+    try:
+        for top, _dirs, files in os.walk(root, onerror=_raise):
+            for name in files:
+                budget -= 1
+                if budget < 0:
+                    return f"more than {_MAX_WALK} files are below it (not all checked for thin archives)"
+                why = _archive_problem(os.path.join(top, name))
+                if why is not None:
+                    return f"{os.path.join(top, name)}: {why}"
+    except OSError as exc:
+        return f"it could not be walked now ({type(exc).__name__})"
+    return None
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
 
 
 def _operand_problem(text: str, is_glob: bool, call: Call) -> str | None:

@@ -12,13 +12,17 @@ directive names: ``import "../../home/u/.aws/x" as $c;``), and a ``$__…`` vari
 internals: such a program is not read-only. A program only known at run time may hold any of
 these, so it is not read-only either; a program file (``-f``) is read and checked the same way
 (and its environment reads count there, unseen by the secret check), unless the same line
-writes it. ``env`` and ``$ENV`` print
+writes it. So is ``~/.jq`` when it is not a directory: jq (1.6 and 1.7, linker.c) includes that
+file in every program, and its definitions replace builtins (measured: a ``~/.jq`` holding
+``def keys: $ENV;`` made ``jq keys p.json`` print the environment, secrets included); a
+directory there is only a module search path, for the ``import`` refused above. ``env`` and ``$ENV`` print
 the environment: :func:`env_reads` says which variables (a named one, ``env.HOME``, or all of
 them), for the environment-secret check (``envsecrets.py``) to judge.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 
@@ -151,23 +155,46 @@ def _program_file(word: Word, call: Call) -> str:
     paths = resolve(word.text, call) if word.static else None
     if paths is None:
         raise ValueError("is only known at run time")
-    texts = set()
-    for path in paths:
-        if call.line_writes is None or any(path == w or path.startswith(w.rstrip("/") + "/")
-                                           for w in call.line_writes):
-            raise ValueError("may be written by this very line")
-        try:
-            with open(path, "rb") as f:
-                data = f.read(_MAX_PROGRAM + 1)
-        except OSError:
-            continue  # missing or unreadable: jq cannot read a program there either
-        if len(data) > _MAX_PROGRAM:
-            raise ValueError("is too large to check")
-        texts.add(data.decode("utf-8", "replace"))
-    return "\n".join(sorted(texts))
+    return "\n".join(sorted({_text_of(path, call) for path in paths}))
+
+
+def _text_of(path: str, call: Call) -> str:
+    """The text of the jq source file ``path`` as it is now ("" when jq could not open it
+    either); ``ValueError`` when that cannot be known (the line writes it, too large)."""
+    if call.line_writes is None or any(path == w or path.startswith(w.rstrip("/") + "/")
+                                       for w in call.line_writes):
+        raise ValueError("may be written by this very line")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_MAX_PROGRAM + 1)
+    except OSError:
+        return ""  # missing or unreadable: jq cannot read a program there either
+    if len(data) > _MAX_PROGRAM:
+        raise ValueError("is too large to check")
+    return data.decode("utf-8", "replace")
+
+
+def _home_library(call: Call) -> Finding | None:
+    """``~/.jq`` when it is not a directory: jq includes it in every program (the module
+    docstring), so it is checked as a ``-f`` program file is."""
+    path = os.path.join(str(call.ctx.home), ".jq")
+    try:
+        if os.path.isdir(path):
+            return None
+        why = _problem(_text_of(path, call)) if os.path.isfile(path) or not os.path.lexists(path) \
+            else "is not a regular file (reading it may block)"
+    except ValueError as exc:
+        why = str(exc)
+    if not why:
+        return None
+    return Finding(f"jq includes ~/.jq in every program, and it {why}", call.command.words[0].span,
+                   "readonly.config")
 
 
 def _check(p: Parsed, call: Call) -> Iterable[Finding]:
+    home = _home_library(call)
+    if home is not None:
+        yield home
     if p.has("-f", "--from-file"):
         for w in filter(None, [program_file(p)]):
             try:

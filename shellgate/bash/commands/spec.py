@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..._record import field, record, replace
-from ..facts import Context, Effect, PathOp
+from ..facts import Context, Effect, PathOp, SensitiveHit
 from ..ir import Span, Via, Word
 from .getopt import Arity, Item, Kind, Option, Syntax, split
 
@@ -590,19 +590,14 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     for o in parsed.opts:
         if o.flag.takes not in (Takes.PATH, Takes.PATHS):
             continue
-        from ..paths import (
-            resolve as paths,  # the scanner looks at words; these values may hide in --flag=PATH
-        )
-
         for v in o.values:
             if not v.static:
                 out.append(Finding(f"{cmd.name} {o.spelled} reads a file only known at run time "
                                    "(it could be a secret)", v.span, "readonly.dynamic_path"))
                 continue
+            # the scanner looks at words; these values may hide in --flag=PATH
             pieces = v.text.split(":") if o.flag.takes is Takes.PATHS else [v.text]
-            hit = next((h for c in call.cwds or (call.ctx.cwd,) for piece in pieces if piece
-                        if (h := paths.check_path(piece, PathOp.READ, replace(call.ctx, cwd=c), v.span))),
-                       None)
+            hit = sensitive_read(pieces, call, v.span)
             if hit is not None:
                 out.append(Finding(f"{cmd.name} {o.spelled} reads a sensitive path: {hit.path} "
                                    f"({hit.cls.value})", v.span, "readonly.sensitive"))
@@ -620,6 +615,16 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
         out.append(Finding(f"xargs gives {cmd.name} file names read from its input (they could name "
                            "a secret)", call.command.span, "readonly.dynamic_path"))
     return out
+
+
+def sensitive_read(paths: Iterable[str], call: Call, span: Span | None) -> SensitiveHit | None:
+    """The first of ``paths`` (relative ones in each directory the command may run in) that
+    the sensitive-path scanner calls a secret to read, or None: for the paths a command reads
+    that are not words of its own (an option's value, a name it derives from an operand)."""
+    from ..paths import resolve  # the scanner: not needed to read a table
+
+    return next((h for c in call.cwds or (call.ctx.cwd,) for path in paths if path
+                 if (h := resolve.check_path(path, PathOp.READ, replace(call.ctx, cwd=c), span))), None)
 
 
 def _proved_name(w: Word, call: Call) -> bool:
