@@ -6,9 +6,10 @@
     those over ``[limits] max_command`` (1 MiB by default) are not analysed at all.
 (b) hook latency three ways, interleaved, against ``python -c pass`` (same interpreter):
     the command hook process (``shellgate hook claude-code``), the serve client
-    (``python -I -S hookclient.py``) talking to a running ``shellgate serve``, and an HTTP POST
-    to that server on a kept-alive connection (what Claude Code's ``http`` hook does). The goal
-    for the POST: p50 <= 2 ms and <= 1/20 of ``python -c pass``.
+    (``python -I -S hookclient.py``) talking to a running ``shellgate serve`` (the hook every
+    agent uses with ``init --serve``), and an HTTP POST to that server on a kept-alive
+    connection, with the client's request MAC and proof check (the server's own share). The
+    goal for the POST: p50 <= 2 ms and <= 1/20 of ``python -c pass``.
 
     nice -n 19 python bench/hooks_latency.py [--runs 41] [--posts 400] [--skip curve,latency]
 
@@ -103,7 +104,10 @@ def latency(runs: int, posts: int) -> None:
         exe = None
     proc, addr = start_server(env)
     try:
-        token = (tmp / "config" / "shellgate" / "serve-token").read_text().strip()
+        sys.path.insert(0, str(CLIENT.parent))
+        import hookclient
+
+        key = hookclient.read_key(str(tmp / "config" / "shellgate" / hookclient.KEY_NAME))
         ways = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "hook process": [exe, "hook", "claude-code"] if exe else
@@ -126,9 +130,15 @@ def latency(runs: int, posts: int) -> None:
         posted = []
         for _ in range(posts):
             t = time.perf_counter()
-            conn.request("POST", "/hook/claude-code", body=payload,
-                         headers={"Authorization": f"Bearer {token}"})
-            body = conn.getresponse().read()
+            nonce = os.urandom(16).hex()
+            conn.request("POST", "/hook/claude-code", body=payload, headers={
+                hookclient.NONCE_HEADER: nonce,
+                hookclient.AUTH_HEADER: hookclient.request_mac(key, nonce, "POST",
+                                                               "/hook/claude-code", payload)})
+            resp = conn.getresponse()
+            body = resp.read()
+            assert resp.getheader(hookclient.PROOF_HEADER) == hookclient.response_mac(
+                key, nonce, "POST", "/hook/claude-code", payload, 200, body)
             posted.append(time.perf_counter() - t)
         conn.close()
         assert body == outputs["hook process"], body

@@ -349,8 +349,8 @@ def _click_main(args: list[str]) -> None:
     @click.option("--mode", type=click.Choice(MODES), default=None,
                   help="Pin the hook's mode (default: map the agent's own permission mode).")
     @click.option("--serve", "use_serve", is_flag=True,
-                  help="Answer through `shellgate serve` (Claude Code: http hook; others: the "
-                       "serve client, with in-process fallback).")
+                  help="Answer through `shellgate serve` by its verifying client (in-process "
+                       "fallback when no proven server answers).")
     @click.option("--listen", default=None, metavar="127.0.0.1:PORT|unix:PATH",
                   help="The server's address for --serve (default: 127.0.0.1:8477).")
     @json_opt

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import stat
 import subprocess
 import sys
 import tomllib
@@ -139,21 +138,27 @@ def test_version_detection_reads_the_installed_agent(tmp_path, monkeypatch):
     assert install.parse_version("codex-cli 0.153.3") == (0, 153, 3)
 
 
-def test_serve_for_claude_code_is_an_http_hook(tmp_path):
+def test_serve_for_claude_code_runs_the_client_and_replaces_an_http_hook(tmp_path):
+    """No http hook any more (it trusts whatever answers on the port): the verifying client,
+    as a command hook with onFailure block, in place of one an older init wrote."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "http", "url": "http://127.0.0.1:8477/hook/claude-code",
+         "headers": {"Authorization": "Bearer t"}, "timeout": 30, "onFailure": "block"}]}]}}))
     p = install.init("claude-code", "user", home=tmp_path, serve="127.0.0.1:8477",
                      version=(2, 1, 302), compile=False)
-    token = serve.ensure_token()
-    assert p.path.read_text() == fixture("claude-code.http.settings.json", token=token)
-    # switching back to a command hook replaces the http handler (no url left behind)
-    p = install.init("claude-code", "user", home=tmp_path, command=CMD.format(agent="claude-code"),
-                     version=(2, 1, 302), compile=False)
-    assert p.path.read_text() == fixture("claude-code.settings.json",
-                                         command=CMD.format(agent="claude-code"))
+    [(_, handler)] = install.find_handlers(install.read_settings(p.path), "claude-code",
+                                           ("command", "http"))
+    assert set(handler) == {"type", "command", "timeout", "onFailure"}
+    argv = shlex.split(handler["command"])
+    assert argv[1:3] == ["-I", "-S"] and argv[3].endswith("hookclient.py")
+    assert argv[4:] == ["claude-code", "--listen", "127.0.0.1:8477"]
 
 
-def test_serve_token_never_goes_into_a_committed_file(tmp_path):
-    with pytest.raises(InstallError, match="committed"):
-        install.init("claude-code", "project", project=tmp_path, serve="127.0.0.1:8477",
+def test_serve_needs_a_loopback_address(tmp_path):
+    with pytest.raises(serve.ServeError):
+        install.init("claude-code", "project", project=tmp_path, serve="0.0.0.0:8477",
                      version=None, compile=False)
     assert not (tmp_path / ".claude").exists()
 
@@ -217,17 +222,25 @@ def test_doctor_flags_a_stale_script_path(tmp_path):
     assert any(not ok and "not this shellgate" in d for _, ok, d, _ in got)
 
 
-def test_doctor_flags_an_http_hook_without_server(tmp_path):
-    install.init("claude-code", "user", home=tmp_path, serve="127.0.0.1:9",
-                 version=(2, 1, 302), compile=False)
+def test_doctor_flags_an_http_hook(tmp_path):
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "http", "url": "http://127.0.0.1:9/hook/claude-code", "timeout": 30,
+         "onFailure": "block"}]}]}}))
     got = findings(tmp_path)
-    assert any(not ok and level == "error" and "no shellgate server" in d
+    assert any(not ok and level == "error" and "cannot tell shellgate's server" in d
                for _, ok, d, level in got)
 
 
-def test_doctor_reports_a_running_current_server(tmp_path):
+def test_doctor_reports_the_serve_clients_server(tmp_path, monkeypatch):
     import threading
 
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    install.init("claude-code", "user", home=tmp_path, serve="127.0.0.1:9",
+                 version=(2, 1, 302), compile=False)
+    assert any(not ok and level == "warn" and "decides in-process" in d
+               for _, ok, d, level in findings(tmp_path))
     server = serve.make_server("127.0.0.1:0")
     t = threading.Thread(target=server.serve_forever, daemon=True)
     t.start()
@@ -273,7 +286,6 @@ def test_cli_init_dry_run_serve(tmp_path):
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert '"type": "http"' in out["diff"] and "/hook/claude-code" in out["diff"]
+    assert "hookclient.py" in out["diff"] and '"type": "http"' not in out["diff"]
     assert not (tmp_path / ".claude").exists()
-    token = tmp_path / "cfg" / "shellgate" / "serve-token"
-    assert stat.S_IMODE(token.stat().st_mode) == 0o600
+    assert not (tmp_path / "cfg" / "shellgate").exists()   # the server makes the key

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from _helpers import hook_env
 
-from shellgate.integrations import serve
+from shellgate.integrations import hookclient, serve
 from tests.conftest import load
 
 EXE = str(Path(sys.executable).with_name("shellgate"))
@@ -70,20 +70,30 @@ def server(world):
     stop(proc)
 
 
-def token(world) -> str:
-    return (Path(world["env"]["XDG_CONFIG_HOME"]) / "shellgate" / "serve-token").read_text().strip()
+def key(world) -> bytes:
+    return hookclient.read_key(str(Path(world["env"]["XDG_CONFIG_HOME"]) / "shellgate"
+                                   / hookclient.KEY_NAME))
 
 
-def post(addr: str, path: str, body: bytes, auth: str | None) -> tuple[int, bytes]:
+def post(addr: str, path: str, body: bytes, mac_key: bytes | None,
+         headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """POST with a fresh nonce and the request MAC under ``mac_key`` (None: no MAC); a 200 must
+    carry the right proof."""
     host, _, port = addr.rpartition(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=60)
-    headers = {"Content-Type": "application/json"}
-    if auth is not None:
-        headers["Authorization"] = auth
-    conn.request("POST", path, body=body, headers=headers)
+    nonce = os.urandom(16).hex()
+    sent = {"Content-Type": "application/json"}
+    if mac_key is not None:
+        sent[hookclient.NONCE_HEADER] = nonce
+        sent[hookclient.AUTH_HEADER] = hookclient.request_mac(mac_key, nonce, "POST", path, body)
+    sent.update(headers or {})
+    conn.request("POST", path, body=body, headers=sent)
     resp = conn.getresponse()
     data = resp.read()
     conn.close()
+    if resp.status == 200:
+        assert resp.getheader(hookclient.PROOF_HEADER) == hookclient.response_mac(
+            mac_key, sent[hookclient.NONCE_HEADER], "POST", path, body, 200, data)
     return resp.status, data
 
 
@@ -109,31 +119,46 @@ def plain(case) -> bool:
                          ids=lambda c: f"{c['agent']}:{c['cmd'][:40]}")
 def test_post_answers_exactly_what_the_hook_prints(world, server, case):
     body = fill(world, case["payload"])
-    status, data = post(server, f"/hook/{case['agent']}", body, f"Bearer {token(world)}")
+    status, data = post(server, f"/hook/{case['agent']}", body, key(world))
     assert status == 200
     assert data == hook_stdout(world, case["agent"], body)
 
 
-def test_token_file_is_private(world, server):
-    path = Path(world["env"]["XDG_CONFIG_HOME"]) / "shellgate" / "serve-token"
+def test_key_file_is_private(world, server):
+    path = Path(world["env"]["XDG_CONFIG_HOME"]) / "shellgate" / "serve-key"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert len(token(world)) >= 32
+    assert len(key(world)) >= 64
 
 
-@pytest.mark.parametrize("auth", [None, "", "Bearer", "Bearer wrong", "Basic abc",
-                                  "Bearer {token}x"])
-def test_missing_or_wrong_token_is_401_without_decision(world, server, auth):
+@pytest.mark.parametrize("how", ["no mac", "other key", "bearer key", "short nonce",
+                                 "mac of another body", "mac of another path"])
+def test_missing_or_wrong_mac_is_401_without_decision(world, server, how):
     payload = fill(world, {"hook_event_name": "PreToolUse", "tool_name": "Bash",
                            "tool_input": {"command": "ls"}, "cwd": "$WORK"})
-    if auth is not None:
-        auth = auth.replace("{token}", token(world))
-    status, data = post(server, "/hook/claude-code", payload, auth)
+    k = key(world)
+    nonce = "ab" * 16
+    headers = {
+        "no mac": {},
+        "other key": {hookclient.NONCE_HEADER: nonce, hookclient.AUTH_HEADER:
+                      hookclient.request_mac(b"x" * 64, nonce, "POST", "/hook/claude-code",
+                                             payload)},
+        "bearer key": {"Authorization": "Bearer " + k.decode()},
+        "short nonce": {hookclient.NONCE_HEADER: "ab", hookclient.AUTH_HEADER:
+                        hookclient.request_mac(k, "ab", "POST", "/hook/claude-code", payload)},
+        "mac of another body": {hookclient.NONCE_HEADER: nonce, hookclient.AUTH_HEADER:
+                                hookclient.request_mac(k, nonce, "POST", "/hook/claude-code",
+                                                       b"{}")},
+        "mac of another path": {hookclient.NONCE_HEADER: nonce, hookclient.AUTH_HEADER:
+                                hookclient.request_mac(k, nonce, "POST", "/hook/codex",
+                                                       payload)},
+    }[how]
+    status, data = post(server, "/hook/claude-code", payload, None, headers)
     assert status == 401
     assert b"permissionDecision" not in data and b"decision" not in data
 
 
 def test_bad_payloads_get_the_hooks_deny_and_the_server_survives(world, server):
-    auth = f"Bearer {token(world)}"
+    auth = key(world)
     for body in (b"", b"garbage", b"[]", b'{"hook_event_name": "PreToolUse"}', b"\xff\xfe",
                  b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":'
                  + json.dumps("echo " + "a" * (2 << 20)).encode() + b"}}"):
@@ -150,28 +175,33 @@ def test_bad_payloads_get_the_hooks_deny_and_the_server_survives(world, server):
     assert status == 200 and b'"allow"' in data
 
 
-def test_oversized_body_is_refused_like_the_hook(world, server):
+def test_oversized_body_is_refused_unread_and_the_client_denies_it(world, server):
+    """The server does not read (or MAC) a body over the hook's limit: 413, no decision; the
+    client then decides in-process, where the hook refuses it."""
     host, _, port = server.rpartition(":")
     with socket.create_connection((host, int(port)), timeout=30) as s:
-        s.sendall(b"POST /hook/gemini HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-                  + token(world).encode() + b"\r\nContent-Length: 99999999\r\n\r\n{")
+        s.sendall(b"POST /hook/gemini HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n{")
         data = b""
         while chunk := s.recv(65536):
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 200")
-    assert json.loads(body) == {"decision": "deny", "reason":
-                                "shellgate: refused: hook input is larger than 8388608 bytes."}
+    assert head.startswith(b"HTTP/1.1 413") and b"decision" not in body
+    big = b'{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":' \
+          b'{"command":' + json.dumps("echo " + "a" * (9 << 20)).encode() + b"}}"
+    proc = client(world, "gemini", big, "--listen", server)
+    assert json.loads(proc.stdout) == {"decision": "deny", "reason":
+                                       "shellgate: refused: hook input is larger than "
+                                       "8388608 bytes."}
 
 
 def test_health_reports_version_and_code(world, server):
-    info = serve.health(server, token(world))
+    info = serve.health(server, key(world))
     from shellgate import __version__
 
     assert info["version"] == __version__ and info["code"] == serve.code_fingerprint()
     assert info["stale"] is False
     with pytest.raises(ValueError):
-        serve.health(server, "wrong")
+        serve.health(server, b"w" * 64)
 
 
 def test_config_changes_apply_to_the_next_request(world, server):
@@ -179,7 +209,7 @@ def test_config_changes_apply_to_the_next_request(world, server):
     cfg = Path(world["env"]["XDG_CONFIG_HOME"]) / "shellgate" / "config.toml"
     payload = fill(world, {"hook_event_name": "PreToolUse", "tool_name": "Bash",
                            "tool_input": {"command": "ls src"}, "cwd": "$WORK"})
-    auth = f"Bearer {token(world)}"
+    auth = key(world)
     assert b'"allow"' in post(server, "/hook/claude-code", payload, auth)[1]
     cfg.write_text('[permissions]\ndeny = ["Bash(ls *)"]\n')
     try:
@@ -214,10 +244,10 @@ def test_client_falls_back_in_process_when_no_server(world, tmp_path):
         assert proc.stdout == hook_stdout(world, case["agent"], body)
 
 
-def test_client_falls_back_when_the_token_is_wrong(world, server, tmp_path):
+def test_client_falls_back_when_the_key_is_wrong(world, server, tmp_path):
     env = dict(world["env"], XDG_CONFIG_HOME=str(tmp_path / "other"))
     (tmp_path / "other" / "shellgate").mkdir(parents=True)
-    (tmp_path / "other" / "shellgate" / "serve-token").write_text("not-the-token-at-all\n")
+    (tmp_path / "other" / "shellgate" / "serve-key").write_text("not-the-key-at-all" * 4 + "\n")
     body = fill(world, {"hook_event_name": "PreToolUse", "tool_name": "Bash",
                         "tool_input": {"command": "rm -rf ~"}, "cwd": "$WORK"})
     proc = subprocess.run([sys.executable, "-I", "-S", CLIENT, "claude-code", "--listen",
@@ -239,7 +269,7 @@ def test_unix_socket_server_and_client(world, tmp_path):
         direct = subprocess.run([EXE, "hook", "claude-code", "--mode", "strict"], input=body,
                                 capture_output=True, env=world["env"], cwd=world["work"])
         assert out.stdout == direct.stdout
-        assert serve.health(f"unix:{sock}", token(world))["stale"] is False
+        assert serve.health(f"unix:{sock}", key(world))["stale"] is False
     finally:
         stop(proc)
     assert not sock.exists()
@@ -249,7 +279,7 @@ def test_stale_server_is_not_trusted(world, tmp_path):
     """After the package files change, the server answers 503 (no decision) and stops; the
     client decides in-process meanwhile. Checked in-process on a private copy of the state,
     so the installed package is not touched."""
-    server = serve.make_server("127.0.0.1:0", token="t" * 32)
+    server = serve.make_server("127.0.0.1:0", key=b"t" * 64)
     import threading
 
     t = threading.Thread(target=server.serve_forever, daemon=True)
@@ -263,13 +293,13 @@ def test_stale_server_is_not_trusted(world, tmp_path):
         server.server_close()
         t.join(timeout=30)
     assert server.state.stale.is_set()
-    stale = serve.make_server("127.0.0.1:0", token="t" * 32)
+    stale = serve.make_server("127.0.0.1:0", key=b"t" * 64)
     stale.state.stale.set()
     t = threading.Thread(target=stale.serve_forever, daemon=True)
     t.start()
     try:
         addr = "{}:{}".format(*stale.server_address[:2])
-        status, data = post(addr, "/hook/claude-code", b"{}", "Bearer " + "t" * 32)
+        status, data = post(addr, "/hook/claude-code", b"{}", b"t" * 64)
         assert status == 503 and b"decision" not in data
     finally:
         stale.shutdown()
@@ -284,9 +314,9 @@ def test_only_loopback_or_unix(listen):
         serve.parse_listen(listen)
 
 
-def test_token_readable_by_others_is_refused(tmp_path):
-    path = tmp_path / "serve-token"
-    serve.ensure_token(path)
+def test_key_readable_by_others_is_refused(tmp_path):
+    path = tmp_path / "serve-key"
+    serve.ensure_key(path)
     os.chmod(path, 0o644)
     with pytest.raises(serve.ServeError):
-        serve.ensure_token(path)
+        serve.ensure_key(path)

@@ -5,13 +5,35 @@ Run as a script, with the standard library only, so it starts in a few milliseco
     /path/to/python -I -S /path/to/shellgate/integrations/hookclient.py AGENT \\
         [--listen 127.0.0.1:8477|unix:PATH] [hook options …]
 
-It reads the payload from stdin, posts it to ``/hook/AGENT`` with the token from
-``$XDG_CONFIG_HOME/shellgate/serve-token``, prints the server's body and exits 0. When the
-server cannot answer a decision — not running, refused the token, stale after an upgrade
-(503), too slow, anything but a 200 — it decides in-process exactly as ``shellgate hook
-AGENT [hook options]`` would (loading ``site`` then, since ``-S`` skipped it), so a stopped
-server never leaves a call unchecked. Hook options (``--mode``, ``--config``, ``--deadline``)
-apply only to that fallback; the server uses its own.
+It reads the payload from stdin, posts it to ``/hook/AGENT``, and prints the server's body
+only when the server proved it is the real one. When the server cannot answer a decision —
+not running, refused the request, stale after an upgrade (503), too slow, anything but a
+proven 200 — it decides in-process exactly as ``shellgate hook AGENT [hook options]`` would
+(loading ``site`` then, since ``-S`` skipped it), so a stopped server never leaves a call
+unchecked. Hook options (``--mode``, ``--config``, ``--deadline``) apply only to that
+fallback; the server uses its own.
+
+Why a proof, and why this one. Whatever listens on the address gets the request: when
+``shellgate serve`` is not running (or restarting), any local process may — a command the
+agent started with the network grant, kept up as a background job. Such an impostor must
+neither learn a secret nor have its answer printed. So nothing secret is ever sent: client
+and server share a key (``$XDG_CONFIG_HOME/shellgate/serve-key``, 0600, made by the server)
+and each side proves it holds it with an HMAC-SHA256 the other checks —
+
+- the request carries a fresh random nonce and ``HMAC(key, "request", nonce, method, path,
+  body)``: the server answers only its own clients, and a captured request is good for that
+  one body only (replaying it gets the real decision for the agent's own payload);
+- the answer carries ``HMAC(key, "response", nonce, method, path, sha256(body), status,
+  answer)``: bound to this nonce and this request, so neither a forged answer nor an old
+  real one is printed.
+
+The key sits where shellgate keeps its own state, which every sandbox hides (the path table's
+``~/.config/shellgate/**``, and ``sandbox.locations.own_state`` wherever ``XDG_*`` put it) and
+no agent settings file holds: Claude Code's settings are readable inside the sandbox, which is
+why the agent's side is this client (a command hook) and never an ``http`` hook with a bearer
+token — an ``http`` hook sends its header to whoever listens and believes any answer. A Unix
+socket in a private directory would keep impostors from the address, but not in every
+sandbox tier or with a TCP listen address; the proof works on both and needs no peer check.
 
 Nothing here imports shellgate unless the fallback runs.
 """
@@ -21,39 +43,107 @@ import sys
 
 DEFAULT_LISTEN = "127.0.0.1:8477"   # shellgate.integrations.serve.DEFAULT_LISTEN
 TIMEOUT = 10.0                       # seconds; the fallback still fits the agent's timeout
+KEY_NAME = "serve-key"
+NONCE_HEADER = "X-Shellgate-Nonce"
+AUTH_HEADER = "X-Shellgate-Auth"
+PROOF_HEADER = "X-Shellgate-Proof"
 
 
-def _token() -> str:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    with open(os.path.join(base, "shellgate", "serve-token"), encoding="utf-8") as fh:
-        return fh.read().strip()
+def key_path(environ=None) -> str:
+    """``$XDG_CONFIG_HOME/shellgate/serve-key``, else ``~/.config/shellgate/serve-key``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "shellgate", KEY_NAME)
 
 
-def forward(agent: str, listen: str, payload: bytes) -> bytes | None:
-    """The server's body for ``payload``, or None when it gave no decision."""
+def read_key(path=None) -> bytes:
+    """The shared key; OSError when there is none (no server ever ran) or it is short."""
+    with open(path or key_path(), "rb") as fh:
+        key = fh.read().strip()
+    if len(key) < 32:
+        raise OSError("the serve key is too short")
+    return key
+
+
+def _mac(key: bytes, *parts: bytes) -> str:
+    """HMAC-SHA256 of ``parts``, each length-prefixed (no two part lists give one input)."""
+    import hmac
+
+    h = hmac.new(key, digestmod="sha256")
+    for p in parts:
+        h.update(len(p).to_bytes(8, "big"))
+        h.update(p)
+    return h.hexdigest()
+
+
+def request_mac(key: bytes, nonce: str, method: str, path: str, body: bytes) -> str:
+    """What a request carries in :data:`AUTH_HEADER`."""
+    return _mac(key, b"shellgate-request", nonce.encode(), method.encode(), path.encode(), body)
+
+
+def response_mac(key: bytes, nonce: str, method: str, path: str, body: bytes, status: int,
+                 answer: bytes) -> str:
+    """What a real server's answer carries in :data:`PROOF_HEADER`."""
+    import hashlib
+
+    return _mac(key, b"shellgate-response", nonce.encode(), method.encode(), path.encode(),
+                hashlib.sha256(body).digest(), str(status).encode(), answer)
+
+
+def connect(listen: str, timeout: float = TIMEOUT):
+    """An ``http.client.HTTPConnection`` to ``listen`` (``HOST:PORT`` or ``unix:PATH``)."""
     import http.client
     import socket
 
-    try:
-        token = _token()
-        if listen.startswith("unix:"):
-            conn = http.client.HTTPConnection("localhost", timeout=TIMEOUT)
-            sock = socket.socket(socket.AF_UNIX)
-            sock.settimeout(TIMEOUT)
+    if listen.startswith("unix:"):
+        conn = http.client.HTTPConnection("localhost", timeout=timeout)
+        sock = socket.socket(socket.AF_UNIX)
+        sock.settimeout(timeout)
+        try:
             sock.connect(listen[5:])
-            conn.sock = sock
-        else:
-            host, _, port = listen.rpartition(":")
-            conn = http.client.HTTPConnection(host.strip("[]"), int(port), timeout=TIMEOUT)
-        conn.request("POST", "/hook/" + agent, body=payload,
-                     headers={"Authorization": "Bearer " + token,
-                              "Content-Type": "application/json"})
+        except OSError:
+            sock.close()
+            raise
+        conn.sock = sock
+        return conn
+    host, _, port = listen.rpartition(":")
+    return http.client.HTTPConnection(host.strip("[]"), int(port), timeout=timeout)
+
+
+def exchange(listen: str, method: str, path: str, body: bytes, key: bytes,
+             timeout: float = TIMEOUT) -> tuple[int, bytes]:
+    """Send one request with a fresh nonce; the status and body of an answer whose proof
+    holds. ValueError when the proof is missing or wrong (an impostor, or a server with
+    another key); OSError / http.client.HTTPException when nobody answers."""
+    import hmac
+
+    nonce = os.urandom(16).hex()
+    conn = connect(listen, timeout)
+    try:
+        conn.request(method, path, body=body or None, headers={
+            NONCE_HEADER: nonce, AUTH_HEADER: request_mac(key, nonce, method, path, body),
+            "Content-Type": "application/json"})
         resp = conn.getresponse()
-        body = resp.read()
+        answer = resp.read()
+        proof = resp.getheader(PROOF_HEADER) or ""
+    finally:
         conn.close()
+    want = response_mac(key, nonce, method, path, body, resp.status, answer)
+    if not hmac.compare_digest(proof.encode(), want.encode()):
+        raise ValueError(f"HTTP {resp.status} without a valid {PROOF_HEADER}: not the "
+                         "shellgate server, or one with another key")
+    return resp.status, answer
+
+
+def forward(agent: str, listen: str, payload: bytes) -> bytes | None:
+    """The server's body for ``payload``, or None when no proven server gave a decision."""
+    import http.client
+
+    try:
+        status, body = exchange(listen, "POST", "/hook/" + agent, payload, read_key())
     except (OSError, ValueError, http.client.HTTPException):
         return None
-    return body if resp.status == 200 else None
+    return body if status == 200 else None
 
 
 def fallback(agent: str, args: list, payload: bytes) -> int:

@@ -17,9 +17,11 @@ What is written: the absolute path of the ``shellgate`` script installed next to
 that runs ``init`` (never a PATH lookup: a shim adds start-up time or finds another install),
 an explicit ``timeout`` (30 s; the hook's own watchdog answers deny after 10 s, see
 ``shellgate.limits``), and ``onFailure: "block"`` for Claude Code. With ``serve=True`` the
-hook goes through ``shellgate serve``: an ``http`` hook for Claude Code (the token in its
-``Authorization`` header; user and local scope only, never a committed file), the stdlib-only
-client ``hookclient.py`` for Codex and Gemini (it decides in-process when no server runs).
+hook goes through ``shellgate serve`` by the stdlib-only client ``hookclient.py``, for every
+agent: it believes only an answer that proves it comes from the real server and decides
+in-process otherwise. Never an ``http`` hook: Claude Code's sends its header to whatever
+listens on the port and believes any answer (see :mod:`.hookclient`); one left by an older
+``init`` is replaced, and ``doctor`` reports it.
 The installed agent's version is read from ``<agent> --version`` when it is on PATH, to pick
 the Codex file and to warn when Claude Code is too old for ``onFailure``.
 
@@ -75,16 +77,12 @@ class AgentHook:
     local_file: tuple[str, ...] | None
     notes: tuple[str, ...]
 
-    def handler(self, command: str, url: str | None = None,
-                token: str | None = None) -> dict[str, Any]:
-        """The handler entry: a command hook, or (Claude Code, ``url``) an http hook."""
+    def handler(self, command: str) -> dict[str, Any]:
+        """The handler entry: a command hook."""
         if self.agent == "gemini":
             return {"name": "shellgate", "type": "command", "command": command,
                     "timeout": HOOK_TIMEOUT_S * 1000,
                     "description": "shellgate: parse, classify and gate tool calls"}
-        if url is not None:
-            return {"type": "http", "url": url, "headers": {"Authorization": f"Bearer {token}"},
-                    "timeout": HOOK_TIMEOUT_S, "onFailure": "block"}
         handler: dict[str, Any] = {"type": "command", "command": command,
                                    "timeout": HOOK_TIMEOUT_S}
         if self.agent == "claude-code":
@@ -437,16 +435,14 @@ def plan(agent: str, scope: str = "user", *, path: str | Path | None = None,
     target = Path(path) if path is not None else settings_path(agent, scope, home=home,
                                                                project=project, legacy=legacy)
     notes = [*spec.notes, *version_notes(agent, found)]
-    url = token = None
-    if serve is not None and agent == "claude-code":
-        url, token = _serve_url(serve, scope)
-        notes.append(f"the hook posts to {url}: keep `shellgate serve --listen {serve}` running "
-                     "(with onFailure block, a stopped server blocks every checked call)")
-    elif serve is not None:
+    if serve is not None:
+        from .serve import parse_listen
+
+        parse_listen(serve)   # loopback or a Unix socket only (ServeError otherwise)
         notes.append(f"the hook runs the serve client: it asks `shellgate serve --listen "
                      f"{serve}` and decides in-process when no server answers")
     command = command or hook_command(agent, mode=mode, config=config, serve=serve)
-    wanted = spec.handler(command, url, token)
+    wanted = spec.handler(command)
     if target.suffix == ".toml":
         before = target.read_text(encoding="utf-8") if target.exists() else None
         after = merge_toml(before, spec, wanted)
@@ -475,20 +471,6 @@ def plan(agent: str, scope: str = "user", *, path: str | Path | None = None,
 
 
 BACKUP_SUFFIX = ".shellgate.bak"   # apply() copies a file it rewrites to NAME + this, first
-
-
-def _serve_url(listen: str, scope: str) -> tuple[str, str]:
-    """The http hook's URL and token for a server at ``listen``."""
-    from .serve import ensure_token, parse_listen
-
-    if scope == "project":
-        raise InstallError("--serve puts the server's token in the settings file: use the user "
-                           "or local scope, never the committed project file")
-    kind, addr = parse_listen(listen)
-    if kind != "tcp":
-        raise InstallError("Claude Code's http hook needs a TCP address (--listen 127.0.0.1:PORT)")
-    host = f"[{addr[0]}]" if ":" in addr[0] else addr[0]
-    return f"http://{host}:{addr[1]}/hook/claude-code", ensure_token()
 
 
 def apply(p: InstallPlan) -> None:
@@ -593,8 +575,8 @@ def health_checks(*, home: str | Path | None = None, project: str | Path | None 
                   environ: Mapping[str, str] | None = None) -> list[tuple[str, bool, str, str]]:
     """``(name, ok, detail, level)`` findings for ``shellgate doctor``: hooks that fail open
     (no ``onFailure: "block"``, no explicit timeout), that run a different shellgate than this
-    one (stale after a reinstall), http hooks whose server is down, stale or refuses the
-    token, and missing bytecode."""
+    one (stale after a reinstall), http hooks (they trust whatever answers), and missing
+    bytecode."""
     out: list[tuple[str, bool, str, str]] = []
     mine = real_script()[0]
     for agent in AGENTS:
@@ -649,6 +631,8 @@ def _handler_findings(name: str, path: Path, agent: str, spec: AgentHook, h: dic
         out.append((name, ok, f"{path}: serve client {client}" if ok else
                     f"{path}: the serve client {client} does not exist (stale after an "
                     "upgrade?): the hook fails", "error"))
+        listen = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--listen"), "")
+        out.append(_client_server_finding(name, path, listen or None))
     elif first and os.sep not in first:
         out.append((name, False, f"{path}: runs `{first}` through PATH: a shim adds start-up "
                     "time and may find another shellgate; rerun `shellgate init`", "warn"))
@@ -658,22 +642,28 @@ def _handler_findings(name: str, path: Path, agent: str, spec: AgentHook, h: dic
     return out
 
 
-def _server_finding(name: str, path: Path, h: dict[str, Any]) -> tuple[str, bool, str, str]:
+def _client_server_finding(name: str, path: Path, listen: str | None) -> tuple[str, bool, str, str]:
+    """Whether a proven, current server answers the serve client at ``listen``."""
     from .. import __version__
-    from .serve import code_fingerprint, health
+    from .serve import DEFAULT_LISTEN, ServeError, code_fingerprint, health
 
-    url = str(h.get("url", ""))
-    m = re.match(r"^http://(\[[^\]]+\]|[^/:]+):(\d+)/", url)
-    if m is None:
-        return (name, False, f"{path}: http hook url {url!r} is not a shellgate server", "error")
-    auth = str((h.get("headers") or {}).get("Authorization", ""))
-    token = auth.partition(" ")[2]
+    listen = listen or DEFAULT_LISTEN
     try:
-        info = health(f"{m[1]}:{m[2]}", token)
-    except (OSError, ValueError) as exc:
-        return (name, False, f"{path}: no shellgate server answers at {url} ({exc}): every "
-                "checked call is blocked until `shellgate serve` runs", "error")
+        info = health(listen)
+    except (OSError, ValueError, ServeError) as exc:
+        return (name, False, f"{path}: no shellgate server proves itself at {listen} ({exc}): "
+                "the client decides in-process (slower); start `shellgate serve`", "warn")
     if info.get("version") != __version__ or info.get("code") != code_fingerprint():
-        return (name, False, f"{path}: the server at {url} runs other code than this "
-                "shellgate (stale after an upgrade): restart `shellgate serve`", "error")
-    return (name, True, f"{path}: server at {url} is up and current", "info")
+        return (name, False, f"{path}: the server at {listen} runs other code than this "
+                "shellgate (stale after an upgrade): restart `shellgate serve`", "warn")
+    return (name, True, f"{path}: server at {listen} is up and current", "info")
+
+
+def _server_finding(name: str, path: Path, h: dict[str, Any]) -> tuple[str, bool, str, str]:
+    """An ``http`` hook (left by an older ``init --serve``): the agent cannot tell the server
+    from an impostor on its port, and the server no longer takes a bearer token."""
+    url = str(h.get("url", ""))
+    return (name, False, f"{path}: the http hook to {url} cannot tell shellgate's server from "
+            "another process on that port, and the server refuses it (every checked call is "
+            "blocked): rerun `shellgate init claude-code --serve` (it installs the verifying "
+            "client)", "error")

@@ -8,12 +8,18 @@ Interface (other tests and ``init --serve`` rely on it exactly):
 - ``POST /hook/claude-code`` (and ``/hook/codex``, ``/hook/gemini``) with the agent's JSON
   payload as the body answers ``200`` with exactly the body ``shellgate hook <agent>`` would
   print for it (``--mode``/``--config`` as given to ``serve``), ``Content-Type:
-  application/json``; an empty body when the hook prints nothing.
-- Every request needs ``Authorization: Bearer <token>``, the token being the content of
-  ``$XDG_CONFIG_HOME/shellgate/serve-token`` (default ``~/.config/shellgate/serve-token``),
-  created with mode 0600 on first start. A missing or wrong token gets ``401`` and no
-  decision. ``GET /health`` (with the token) answers ``{"version", "code"}``: what the client
-  and ``doctor`` use to tell a stale server.
+  application/json``; an empty body when the hook prints nothing. A body larger than the hook
+  reads gets ``413`` (the client then decides in-process, where the hook refuses it).
+- Every request carries a fresh nonce and an HMAC of the request under the key in
+  ``$XDG_CONFIG_HOME/shellgate/serve-key`` (default ``~/.config/shellgate/serve-key``, created
+  0600 on first start); every answer carries an HMAC that binds it to that nonce and request
+  (the protocol, and why it is built so, is in :mod:`.hookclient`, which holds both sides'
+  functions). No secret ever crosses the wire: an impostor listening on the address learns
+  nothing and cannot forge an answer the client would print. A missing or wrong MAC gets
+  ``401`` and no decision. ``GET /health`` (with the same MAC) answers ``{"version",
+  "code"}``: what ``doctor`` uses to tell a stale server. There is no bearer token: an agent's
+  ``http`` hook (which sends its header to whoever listens and believes any answer) is not a
+  client; ``init claude-code --serve`` installs the client as a command hook.
 
 It answers decisions and nothing else: no endpoint approves, stores or changes policy. Each
 request runs the same code path as the hook process (:func:`hookio.run`), which loads the
@@ -40,32 +46,29 @@ from pathlib import Path
 from socketserver import ThreadingUnixStreamServer
 from typing import Any
 
-from . import hookio
+from . import hookclient, hookio
 
 DEFAULT_LISTEN = "127.0.0.1:8477"
-TOKEN_NAME = "serve-token"
 WATCH_INTERVAL = 1.0          # seconds between two looks at the package files
 MAX_BODY = hookio.MAX_STDIN
 _LOOPBACK = ("127.", "::1", "localhost")
 
 
 class ServeError(Exception):
-    """The server cannot start as asked (address not loopback, token file unsafe …)."""
+    """The server cannot start as asked (address not loopback, key file unsafe …)."""
 
 
-# --- the token ---------------------------------------------------------------------------
+# --- the key -----------------------------------------------------------------------------
 
-def token_path(environ: dict[str, str] | None = None) -> Path:
-    """``$XDG_CONFIG_HOME/shellgate/serve-token``, else ``~/.config/shellgate/serve-token``."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "shellgate" / TOKEN_NAME
+def key_path(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/shellgate/serve-key``, else ``~/.config/shellgate/serve-key``."""
+    return Path(hookclient.key_path(environ))
 
 
-def ensure_token(path: Path | None = None) -> str:
-    """The serve token, created (0600, 256 random bits) when the file does not exist. A token
-    file others can read or write is refused: anyone holding it can query decisions."""
-    path = path or token_path()
+def ensure_key(path: Path | None = None) -> bytes:
+    """The serve key, created (0600, 256 random bits) when the file does not exist. A key file
+    others can read or write is refused: anyone holding it could pose as the server."""
+    path = path or key_path()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -73,15 +76,15 @@ def ensure_token(path: Path | None = None) -> str:
         pass
     else:
         with os.fdopen(fd, "w") as fh:
-            fh.write(secrets.token_urlsafe(32) + "\n")
+            fh.write(secrets.token_hex(32) + "\n")
     st = path.stat()
     if st.st_mode & 0o077:
         raise ServeError(f"{path} is readable or writable by others (mode "
                          f"{st.st_mode & 0o777:o}); run `chmod 600 {path}`")
-    token = path.read_text().strip()
-    if len(token) < 16:
-        raise ServeError(f"{path} holds no usable token (delete it to make a new one)")
-    return token
+    try:
+        return hookclient.read_key(str(path))
+    except OSError:
+        raise ServeError(f"{path} holds no usable key (delete it to make a new one)") from None
 
 
 # --- staleness ---------------------------------------------------------------------------
@@ -132,10 +135,10 @@ def parse_listen(listen: str) -> tuple[str, Any]:
 class _State:
     """What every request handler shares."""
 
-    def __init__(self, token: str, mode: str | None, config: str | None) -> None:
+    def __init__(self, key: bytes, mode: str | None, config: str | None) -> None:
         from .. import __version__
 
-        self.token = token.encode()
+        self.key = key
         self.mode = mode
         self.config = config
         self.version = __version__
@@ -144,7 +147,8 @@ class _State:
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One HTTP request: authenticate, then answer one decision (or the health record)."""
+    """One HTTP request: check its MAC, then answer one decision (or the health record), with
+    the proof the client checks before it believes the answer."""
 
     server_version = "shellgate"
     sys_version = ""
@@ -156,67 +160,73 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # no access log: payloads hold commands (the audit log records decisions)
 
-    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+    def _send(self, status: int, body: bytes, proof: str = "") -> None:
         self.send_response(status)
-        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("X-Shellgate-Version", f"{self.state.version} {self.state.code}")
+        if proof:
+            self.send_header(hookclient.PROOF_HEADER, proof)
         self.end_headers()
         self.wfile.write(body)
 
-    def _authorised(self) -> bool:
-        got = self.headers.get("Authorization", "")
-        scheme, _, value = got.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(),
-                                                                  self.state.token)
+    def _answer(self, body: bytes, answer: bytes) -> None:
+        """A 200 with the proof that binds ``answer`` to this request (nonce, method, path,
+        body): what the client checks before it prints anything."""
+        nonce = self.headers.get(hookclient.NONCE_HEADER, "")
+        self._send(200, answer, hookclient.response_mac(self.state.key, nonce, self.command,
+                                                        self.path, body, 200, answer))
+
+    def _authorised(self, body: bytes) -> bool:
+        """The request's MAC is right for its nonce, method, path and ``body``."""
+        nonce = self.headers.get(hookclient.NONCE_HEADER, "")
+        got = self.headers.get(hookclient.AUTH_HEADER, "")
+        if len(nonce) < 16:
+            return False
+        want = hookclient.request_mac(self.state.key, nonce, self.command, self.path, body)
+        return hmac.compare_digest(got.encode(), want.encode())
 
     def _refuse(self, status: int, message: str) -> None:
         self.close_connection = True
         self._send(status, json.dumps({"error": message}).encode())
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        if not self._authorised():
+        if not self._authorised(b""):
             return self._refuse(401, "unauthorized")
         if self.path != "/health":
             return self._refuse(404, "not found")
-        self._send(200, json.dumps({"version": self.state.version, "code": self.state.code,
-                                    "stale": self.state.stale.is_set(),
-                                    "pid": os.getpid()}).encode())
+        self._answer(b"", json.dumps({"version": self.state.version, "code": self.state.code,
+                                      "stale": self.state.stale.is_set(),
+                                      "pid": os.getpid()}).encode())
 
     def do_POST(self) -> None:  # noqa: N802
-        if not self._authorised():
-            self._drain()
+        body = self._body()
+        if body is None:
+            return self._refuse(413, f"hook input is larger than {MAX_BODY} bytes")
+        if not self._authorised(body):
             return self._refuse(401, "unauthorized")
         agent = self.path.removeprefix("/hook/") if self.path.startswith("/hook/") else ""
         if agent not in hookio.AGENT_MODULES:
-            self._drain()
             return self._refuse(404, "not found")
         if self.state.stale.is_set():
-            self._drain()
             return self._refuse(503, "stale server: shellgate was upgraded; restarting")
-        self._send(200, answer(agent, self._body(), self.state).encode())
+        text = body.decode("utf-8", "surrogateescape")
+        self._answer(body, answer(agent, text, self.state).encode())
 
-    def _length(self) -> int | None:
+    def _body(self) -> bytes | None:
+        """The request body (empty when there is no valid length); None when it is larger
+        than the hook would read (then it is not read, and the connection is closed)."""
         try:
             n = int(self.headers.get("Content-Length", ""))
         except ValueError:
-            return None
-        return n if n >= 0 else None
-
-    def _drain(self) -> None:
-        self.close_connection = True
-
-    def _body(self) -> str | None:
-        """The payload text; None when it is larger than the hook would read (then the
-        connection is closed rather than read to the end)."""
-        n = self._length()
-        if n is None:
+            n = -1
+        if n < 0:
             self.close_connection = True
-            return ""
+            return b""
         if n > MAX_BODY:
             self.close_connection = True
             return None
-        return self.rfile.read(n).decode("utf-8", "surrogateescape")
+        return self.rfile.read(n)
 
 
 def answer(agent: str, body: str | None, state: _State) -> str:
@@ -256,15 +266,15 @@ class _UnixServer(ThreadingUnixStreamServer):
 
 
 def make_server(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
-                config: str | None = None, token: str | None = None) -> Any:
-    """A bound server (not yet serving); ``server.state`` holds the token and fingerprint."""
+                config: str | None = None, key: bytes | None = None) -> Any:
+    """A bound server (not yet serving); ``server.state`` holds the key and fingerprint."""
     if mode is not None:
         from ..permission.modes import parse_mode
 
         mode = str(parse_mode(mode))
     if config is not None:
         config = str(Path(config).expanduser().absolute())
-    state = _State(token or ensure_token(), mode, config)
+    state = _State(key or ensure_key(), mode, config)
     kind, addr = parse_listen(listen)
     handler = type("BoundHandler", (Handler,), {"state": state,
                                                 "disable_nagle_algorithm": kind == "tcp"})
@@ -327,7 +337,7 @@ def serve(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
         host, port = server.server_address[:2]
         listen = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     where = listen if listen.startswith("unix:") else "http://" + listen
-    print(f"shellgate serve: listening on {where} (token: {token_path()})", file=sys.stderr,
+    print(f"shellgate serve: listening on {where} (key: {key_path()})", file=sys.stderr,
           flush=True)
     if ready is not None:
         ready(server)
@@ -361,29 +371,19 @@ def serve(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
 
 # --- the client's side -------------------------------------------------------------------
 
-def health(listen: str = DEFAULT_LISTEN, token: str | None = None,
+def health(listen: str = DEFAULT_LISTEN, key: bytes | None = None,
            timeout: float = 2.0) -> dict[str, Any]:
-    """``GET /health`` of a running server; raises OSError / ValueError when there is none
-    or it refuses the token. Used by ``doctor``."""
+    """``GET /health`` of a running server, its proof checked; raises OSError / ValueError
+    when there is none, it refuses the request or it cannot prove it holds the key. Used by
+    ``doctor``."""
     import http.client
-    import socket
 
-    kind, addr = parse_listen(listen)
-    if kind == "unix":
-        conn: Any = http.client.HTTPConnection("localhost", timeout=timeout)
-        sock = socket.socket(socket.AF_UNIX)
-        sock.settimeout(timeout)
-        sock.connect(addr)
-        conn.sock = sock
-    else:
-        conn = http.client.HTTPConnection(addr[0], addr[1], timeout=timeout)
+    parse_listen(listen)   # loopback or a Unix socket only
     try:
-        conn.request("GET", "/health", headers={
-            "Authorization": f"Bearer {token if token is not None else ensure_token()}"})
-        resp = conn.getresponse()
-        body = resp.read()
-        if resp.status != 200:
-            raise ValueError(f"HTTP {resp.status}: {body[:200].decode('utf-8', 'replace')}")
-        return json.loads(body)
-    finally:
-        conn.close()
+        status, body = hookclient.exchange(listen, "GET", "/health", b"",
+                                           key if key is not None else ensure_key(), timeout)
+    except http.client.HTTPException as exc:
+        raise ValueError(f"not an HTTP answer: {exc}") from None
+    if status != 200:
+        raise ValueError(f"HTTP {status}: {body[:200].decode('utf-8', 'replace')}")
+    return json.loads(body)

@@ -38,6 +38,7 @@ from .modes import Capability, DecisionKind, Mode, Verdict, matrix_verdict, pars
 from .pattern import CommandPattern
 from .remember import cover_prefixes
 from .rules import PathEntry, Rule, RuleAction, RuleSet, Subject, parse_rule, tool_key
+from .scope import outside, resolution_change
 from .store import Approval, Store
 from .subject import CommandView, parse_view
 from .types import FULL_CHOICES, LIMITED_CHOICES, Approver, Decision, Metadata, Prompt, Request
@@ -104,6 +105,30 @@ class Call:
         self.tool = tool_key(req.tool_name)
         self._view: CommandView | None = None
         self._subject: Subject | None = None
+        self._script: Any = None
+        self.scope_note = ""   # why an allow source that matched the words did not cover
+
+    @property
+    def script(self) -> Any:
+        """The parsed command (``bash.ir.Script``); None when the parser failed."""
+        if self._script is None and self.meta.command is not None:
+            self._script = self.meta.script
+            if self._script is None:
+                try:
+                    from ..bash.parse.parser import parse
+
+                    self._script = parse(self.meta.command)
+                except Exception:  # noqa: BLE001 - the view reports it as unparsed
+                    return None
+        return self._script
+
+    def cwds(self) -> Any:
+        """Every directory the line's commands may run in (None: one is unknown)."""
+        from ..bash.facts import Context
+        from ..bash.readonly.classify import candidate_cwds
+
+        ctx = Context.here(cwd=self.cwd, workspace=self.workspace, home=self.engine.home)
+        return candidate_cwds(self.script, ctx)
 
     @property
     def capability(self) -> Capability:
@@ -115,7 +140,7 @@ class Call:
             return None
         if self._view is None:
             meta = self.meta
-            self._view = parse_view(meta.command, meta.script, meta.readonly_commands, meta.shadowed)
+            self._view = parse_view(meta.command, self.script, meta.readonly_commands, meta.shadowed)
         return self._view
 
     @property
@@ -507,6 +532,11 @@ class Engine:
         need = view.to_cover()
         if not need:
             return None
+        issue = resolution_change(call.script) if call.script is not None else None
+        if issue is not None:   # no source covers words that may not resolve as approved
+            if self._covers_words(call, need, allow, stored):
+                call.scope_note = f" (an allow matches the words, but {issue.why})"
+            return None
         sources: list[tuple[str, str, Any]] = []
         if stored:
             sources += [("skill", r.text, p) for r in self._skill
@@ -514,7 +544,7 @@ class Engine:
             session = set(map(id, self._session))
             sources += [("session" if id(a) in session else "store", a.label,
                          CommandPattern.literal(a.prefix, rest=a.rest))
-                        for a in self._stored(call) if a.prefix]
+                        for a in self._in_scope(call, need) if a.prefix]
         sources += [("rule", r.text, p) for r in (self.rules.allow if allow is None else allow)
                     if (p := r.command_pattern(call.tool)) is not None]
         if not sources:
@@ -538,6 +568,38 @@ class Engine:
         how = "; ".join(f"{words[k]} {', '.join(v)}" for k, v in used.items())
         return Decision(DecisionKind.ALLOW, f"every command is covered: {how}", step, kind, matched)
 
+    def _in_scope(self, call: Call, need: tuple[Any, ...]) -> tuple[Approval, ...]:
+        """The stored and session approvals whose workspace holds every directory the line
+        may run in (an approval for every workspace holds all); says why in ``call.scope_note``
+        when one that matches the words is left out."""
+        out, cwds, unknown = [], None, True
+        for a in self._stored(call):
+            if a.workspace is not None:
+                if unknown:
+                    cwds, unknown = call.cwds(), False
+                where = outside(cwds, a.workspace)
+                if where is not None:
+                    pat = CommandPattern.literal(a.prefix, rest=a.rest) if a.prefix else None
+                    if pat is not None and any(pat.matches(s.cover_words, strict=True)
+                                               for s in need):
+                        call.scope_note = (f" (the approval {a.label} is for {a.workspace}, "
+                                           f"and the line may run in {where})")
+                    continue
+            out.append(a)
+        return tuple(out)
+
+    def _covers_words(self, call: Call, need: tuple[Any, ...], allow: tuple[Rule, ...] | None,
+                      stored: bool) -> bool:
+        """Whether some allow source matches the words of every sub-command in ``need``."""
+        pats = [p for r in (self.rules.allow if allow is None else allow)
+                if (p := r.command_pattern(call.tool)) is not None]
+        if stored:
+            pats += [p for r in self._skill if (p := r.command_pattern(call.tool)) is not None]
+            pats += [CommandPattern.literal(a.prefix, rest=a.rest) for a in self._stored(call)
+                     if a.prefix]
+        return bool(pats) and all(any(p.matches(s.cover_words, strict=True) for p in pats)
+                                  for s in need)
+
     def _mode_matrix(self, call: Call) -> Outcome:
         cap, mode = call.capability, self._mode
         verdict = matrix_verdict(mode, cap, sandboxed=self.sandboxed)
@@ -549,7 +611,7 @@ class Engine:
                             "in the workspace and scratch; secrets masked) — [sandbox] auto_allow",
                             "chain.confined_exec", "mode")
         nosb = " without a sandbox" if verdict is not matrix_verdict(mode, cap) else ""
-        note = self._untrusted_note(call)
+        note = call.scope_note + self._untrusted_note(call)
         if verdict is Verdict.DENY:
             return Decision(DecisionKind.DENY, f"{cap} is not allowed in {mode} mode{note}",
                             "chain.mode_matrix", "mode")

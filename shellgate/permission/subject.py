@@ -19,6 +19,8 @@ Allow side (allow rules, skill allows, stored approvals) — fail closed:
   file (``npm test > log``) is never covered: both change what it does. Nor is one a
   persistent session shadows (``Metadata.shadowed``: ``npm() { …; }`` earlier, an alias, a
   carried variable): its text is not what runs. Such a command is never a transparent wrapper.
+  Nor is any sub-command of a line that may run outside an approval's workspace or that
+  changes how names resolve (an assignment, a function, ``hash`` …): :mod:`.scope`.
 
 Deny side (deny and ask rules): any sub-command matches, wrappers included (so a deny of
 ``sudo *`` catches ``sudo rm x`` and a deny of ``rm *`` catches it too), assignments and

@@ -156,8 +156,11 @@ _XDG_BASES: tuple[tuple[str, str], ...] = (
 
 def own_state(home: Path | None = None) -> tuple[Path, ...]:
     """shellgate's own configuration, approvals, audit log and caches, wherever ``XDG_*`` put
-    them (and at their default places under ``home``): read-only in every tier, for every tool.
-    A command that could write them could allow itself anything in the next call."""
+    them (and at their default places under ``home``): read-only in every tier, for every tool
+    (a command that could write them could allow itself anything in the next call), and hidden
+    as the path table hides their default places (``~/.config/shellgate/**`` …): they hold the
+    serve key (a command that read it could pose as ``shellgate serve``, hookclient.py), the
+    approvals and the rules."""
     home = home or Path(os.path.expanduser("~"))
     out: list[Path] = []
     for var, default in _XDG_BASES:
@@ -264,7 +267,7 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
         writable=tuple(dict.fromkeys(user_roots + git_writable)),
         readonly=tuple(dict.fromkeys(protected_paths(user_roots, layouts, disk) + hooks)) + own
         + tuple(Path(p).absolute() for p in readonly),
-        masked=masked_paths(home_path, disk) + tuple(Path(p).absolute() for p in masked),
+        masked=masked_paths(home_path, disk) + own + tuple(Path(p).absolute() for p in masked),
         network=network,
         home=home_path,
         tmpdir=Path(tmpdir).absolute() if tmpdir else None,
