@@ -148,12 +148,6 @@ def hooks_dirs(layout: GitLayout, home: Path, disk: Disk | None = None) -> tuple
     return () if hooks == layout.common / "hooks" else (hooks,)
 
 
-_XDG_BASES: tuple[tuple[str, str], ...] = (
-    ("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
-    ("XDG_CACHE_HOME", ".cache"), ("XDG_DATA_HOME", ".local/share"),
-)
-
-
 def own_state(home: Path | None = None) -> tuple[Path, ...]:
     """shellgate's own configuration, approvals, audit log and caches, wherever ``XDG_*`` put
     them (and at their default places under ``home``): read-only in every tier, for every tool
@@ -161,13 +155,11 @@ def own_state(home: Path | None = None) -> tuple[Path, ...]:
     as the path table hides their default places (``~/.config/shellgate/**`` …): they hold the
     serve key (a command that read it could pose as ``shellgate serve``, hookclient.py), the
     approvals and the rules."""
+    from ..bash.paths.tables import XDG_BASES, moved_xdg
+
     home = home or Path(os.path.expanduser("~"))
-    out: list[Path] = []
-    for var, default in _XDG_BASES:
-        value = os.environ.get(var, "")
-        if value and os.path.isabs(value):
-            out.append(Path(value) / "shellgate")
-        out.append(home / default / "shellgate")
+    out = [Path(directory) / "shellgate" for _default, directory in moved_xdg()]
+    out += [home / default / "shellgate" for _var, default in XDG_BASES]
     return tuple(dict.fromkeys(out))
 
 
@@ -179,9 +171,15 @@ def masked_paths(home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
     disk = disk or Disk()
     uid = os.getuid()
     out: list[Path] = []
+    from ..bash.paths.tables import moved_xdg
+
+    moved = moved_xdg()
     for alt, exclude, leak, _implant, pattern in table_alts():
         if not leak or pattern in _VISIBLE_LEAKS:
             continue
+        for default, directory in moved:   # `~/.config/gh/hosts.yml` where XDG_CONFIG_HOME puts it
+            if alt.startswith(f"~/{default}/"):
+                out += _on_disk(Path(directory), alt[len(default) + 3:].split("/"), exclude, disk)
         found = _rooted(alt, exclude, home, disk)
         if found is not None:
             out += found

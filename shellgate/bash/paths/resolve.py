@@ -39,12 +39,13 @@ from .globs import (
     seg_regex,
 )
 from .roles import Role
-from .tables import RULES, VARIABLE_ROOTS, PathRule
+from .tables import RULES, VARIABLE_ROOTS, PathRule, moved_xdg
 
 __all__ = ["check_path", "check_search", "scan", "hits_for_text", "expand_variables", "Role"]
 
-# What a compiled table is for: the lowercased HOME and the context's watched patterns.
-TableKey = tuple[str, tuple[str, ...]]
+# What a compiled table is for: the lowercased HOME, the context's watched patterns and the
+# XDG bases the environment moves (tables.moved_xdg).
+TableKey = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
 WATCHED_WHY = "a path a read rule of the policy names"
 
 _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
@@ -150,7 +151,7 @@ class _Table:
     nested: dict[str, tuple[tuple[_Alt, _Head], ...]]
     nested_globs: tuple[tuple[re.Pattern[str], _Alt, _Head], ...]
     leak_names: str                             # regex source: names an anywhere leak rule may end with
-    key: TableKey                               # what it was compiled for: (HOME, watched patterns)
+    key: TableKey                               # what it was compiled for: (HOME, watched, moved XDG)
 
 
 def _segs_regex(segs: Iterable[str]) -> str:
@@ -266,9 +267,10 @@ def _heads_of(alts: list[_Alt]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=16)
-def _table(home: str, watched: tuple[str, ...] = ()) -> _Table:
+def _table(home: str, watched: tuple[str, ...] = (), moved: tuple[tuple[str, str], ...] = ()) -> _Table:
     """The rules compiled for one HOME (lowercased, absolute), with the context's ``watched``
-    patterns as leak entries of their own (see ``Context.watched``)."""
+    patterns as leak entries of their own (see ``Context.watched``), and each entry under a
+    default XDG base also at the directory its variable ``moved`` it to."""
     try:
         real_home = os.path.realpath(home).lower()
     except (OSError, ValueError):
@@ -279,7 +281,7 @@ def _table(home: str, watched: tuple[str, ...] = ()) -> _Table:
     alts: list[_Alt] = []
     for rule in RULES + tuple(PathRule(w, True, False, WATCHED_WHY) for w in watched):
         excl = tuple(e.lower() for e in rule.exclude)
-        for alt in expand_braces(rule.pattern.lower()):
+        for alt in _xdg_alternatives(expand_braces(rule.pattern.lower()), moved):
             if alt.startswith("~/"):
                 rel = tuple(s for s in alt[2:].split("/") if s)
                 anchors, prefix, dir_roots = home_segs, home_re, homes
@@ -299,7 +301,18 @@ def _table(home: str, watched: tuple[str, ...] = ()) -> _Table:
             dirs = tuple(r + "".join("/" + f for f in fixed) or "/" for r in dir_roots)
             n_lit = sum(1 for x in rel if x != STARSTAR and not has_glob(x))
             alts.append(_Alt(len(alts), rule, prefix, anchors, rel, not dir_roots, n_lit, excl, dirs))
-    return _index(alts, (home, watched))
+    return _index(alts, (home, watched, moved))
+
+
+def _xdg_alternatives(alts: Iterable[str], moved: tuple[tuple[str, str], ...]) -> Iterator[str]:
+    """Each alternative, and for one under a default XDG base (``~/.config/…``) the same path
+    under the directory the environment moved that base to."""
+    for alt in alts:
+        yield alt
+        for default, directory in moved:
+            head = f"~/{default}/"
+            if alt.startswith(head):
+                yield directory.lower().rstrip("/") + "/" + alt[len(head):]
 
 
 # --------------------------------------------------------------------------- normalisation
@@ -1034,7 +1047,7 @@ def leaks_below(root: str, home: str, budget: int | None = None, note: Note | No
     sandbox profile hides of a workspace. At most ``budget`` entries are read (default: a
     recursive reader's bound). Returns (paths, complete)."""
     low = home.lower().rstrip("/") or "/"
-    table = _table(low, watched)
+    table = _table(low, watched, moved_xdg())
     hits, complete = _secrets_below(root, table, low, first=False, budget=budget, note=note,
                                     links=_Links(table, home, root))
     return tuple(dict.fromkeys(p for p, _ in hits)), complete
@@ -1268,7 +1281,7 @@ def _home_table(ctx: Context) -> tuple[str, _Table]:
     ``_table``'s own cache), kept for the next call with the same context object."""
     global _LAST_HOME
     home = str(ctx.home).lower().rstrip("/") or "/"
-    table = _table(home, ctx.watched)
+    table = _table(home, ctx.watched, moved_xdg())
     _LAST_HOME = (ctx, home, table)  # one tuple: a reader in another thread sees all or none
     return home, table
 
