@@ -348,6 +348,8 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         for protected in policy.readonly:   # restored after the command (guard.py)
             if any(str(protected) == r or str(protected).startswith(r + "/") for r in roots):
                 argv += ["--protect", str(protected)]
+        for linked in policy.linked:   # written through a name inside a root (links.py)
+            argv += ["--protect", str(linked)]
         argv += ["--net"] if policy.network else []
         argv += ["--", bash, "-c", INNER_SCRIPT, "bash", command]   # $0 "bash", as bash -c
         line = _outer(argv, "")
@@ -402,7 +404,8 @@ _HOLE = "\0shellgate-command\0"   # where the command goes: no path holds a NUL
 _LINES = 64                         # remembered lines kept (one per workspace, cwd and grant)
 # The code a line depends on: a changed file means new lines.
 _CODE = ("sandbox/enforce.py", "sandbox/locations.py", "sandbox/bwrap.py", "sandbox/worktree.py",
-         "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "bash/paths/resolve.py",
+         "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "sandbox/links.py",
+         "bash/paths/resolve.py", "bash/paths/hardlinks.py",
          "bash/paths/tables.py", "bash/paths/envsecrets.py", "bash/git/config.py", "bash/git/keys.py")
 _ENV = ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
 

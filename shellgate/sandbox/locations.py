@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .cachefiles import cache_dir, write_atomic
 from .disk import Disk
+from .links import Linked, other_names
 from .policy import Limits, Policy, within
 from .worktree import GitLayout, find_layout, git_paths
 
@@ -234,13 +235,16 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
                  writable: Iterable[str | Path] = (), readonly: Iterable[str | Path] = (),
                  masked: Iterable[str | Path] = (), tmpdir: str | Path | None = None,
                  env_passthrough: Iterable[str] = (), env_set: Iterable[tuple[str, str]] = (),
-                 limits: Limits | None = None, disk: Disk | None = None) -> Policy:
+                 limits: Limits | None = None, disk: Disk | None = None, write: bool = True) -> Policy:
     """The default policy for a command whose workspace is ``workspace``.
 
     ``base`` is the workspace the session started in (it stays writable when the live cwd has
     moved into a worktree). For every writable root that is a git worktree, the parts of its
-    git dir that commits need are writable too, and its hooks/config are protected.
+    git dir that commits need are writable too, and its hooks/config are protected. The other
+    names inside the roots of an implant or secret file (hard links: links.py) are protected
+    as the file is; raises :class:`.links.LinkedUnknown` when they cannot all be found.
     ``disk``: where the disk is looked at (a recording one tells what the policy rests on).
+    ``write``: False for a read grant (nothing writable, no links to look for).
     """
     disk = disk or Disk()
     ws = Path(workspace).absolute()
@@ -260,12 +264,17 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
         if any(within(d, r) for r in user_roots):
             with contextlib.suppress(OSError):
                 d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    writable_roots = tuple(dict.fromkeys(user_roots + git_writable))
+    linked = other_names(writable_roots, home_path, ws, disk) if write else Linked()
     return Policy(
         workspace=ws,
-        writable=tuple(dict.fromkeys(user_roots + git_writable)),
+        writable=writable_roots,
         readonly=tuple(dict.fromkeys(protected_paths(user_roots, layouts, disk) + hooks)) + own
-        + tuple(Path(p).absolute() for p in readonly),
-        masked=masked_paths(home_path, disk) + own + tuple(Path(p).absolute() for p in masked),
+        + tuple(Path(p).absolute() for p in readonly) + linked.readonly,
+        masked=masked_paths(home_path, disk) + own + tuple(Path(p).absolute() for p in masked)
+        + linked.masked,
+        linked=linked.files,
+        write=write,
         network=network,
         home=home_path,
         tmpdir=Path(tmpdir).absolute() if tmpdir else None,
@@ -306,7 +315,7 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str
     from .._record import replace
 
     disk = disk or Disk()
-    base = build_policy(workspace, home=home, network=network, disk=disk)
+    base = build_policy(workspace, home=home, network=network, disk=disk, write=write)
     if base.home is not None:
         disk.realpath(str(base.home))   # the path table's HOME aliases follow it
     secrets, complete = workspace_secrets(base.workspace, base.home, disk, watched)

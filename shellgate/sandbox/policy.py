@@ -70,6 +70,8 @@ class Policy:
     env_set: tuple[tuple[str, str], ...] = ()       # variables set explicitly (not filtered)
     limits: Limits = field(default_factory=Limits)
     write: bool = True                              # False: nothing is writable (a read grant)
+    linked: tuple[Path, ...] = ()                   # protected files outside the roots with a
+    #   name inside them (links.py): bwrap binds those names; Landlock guards these files
 
     def roots(self) -> tuple[Path, ...]:
         """Every writable root, the workspace first, without duplicates (none for a read

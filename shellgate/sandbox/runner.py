@@ -312,7 +312,9 @@ class Sandbox:
             if not exists and "/.git/" in s and not disk.exists(os.path.dirname(s)):
                 continue  # a repository the command creates itself (`git init`) is its own
             out.append(p)
-        return tuple(out), tuple(mounted)
+        if tier is not Tier.BWRAP:   # files outside with a name inside a root (links.py): no
+            out += policy.linked     # mount keeps that name read-only, the guard restores them
+        return tuple(dict.fromkeys(out)), tuple(mounted)
 
     def _start(self, tier: Tier, policy: Policy, command: str, cwd: Path, tmp: Path, home: Path,
                env: dict[str, str], notes: list[str], disk: Disk,

@@ -17,6 +17,7 @@ hard links; they are not secrets, and stay readable: only an inode equal to a se
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -27,6 +28,9 @@ MAX_ENTRIES = 20_000
 BOUND_NOTE = f"more than {MAX_ENTRIES} entries under the secret directories (not all could be checked)"
 
 Key = tuple[int, int]
+# Told of what an enumeration looked at: ("f", file) before its stat, ("d", directory) before
+# listing it (the sandbox's Disk.note, so that a remembered line is rebuilt when either changes).
+Note = Callable[[str, str], None]
 
 
 class Inodes:
@@ -57,28 +61,31 @@ def multiply_linked(st: os.stat_result) -> bool:
 
 
 def enumerate_secrets(files: Iterable[str], dirs: Iterable[tuple[str, int]],
-                      is_secret: Callable[[str], bool], budget: int = MAX_ENTRIES) -> Inodes:
+                      is_secret: Callable[[str], bool], budget: int = MAX_ENTRIES, *,
+                      note: Note | None = None) -> Inodes:
     """The multiply-linked files among ``files`` (literal paths, followed through symlinks: a
     dotfiles manager's ``~/.aws/credentials -> ~/dotfiles/…`` links the real file) and the
     regular files ``is_secret`` accepts below each of ``dirs`` (directory, depth: how many
     levels below it a rule reaches, -1 for any). Linked directories below are not entered (a
-    loop costs nothing then); a directory given is followed."""
+    loop costs nothing then); a directory given is followed. ``note`` is told of each file
+    looked at (``"f"``: a new name moves its ctime) and each directory listed (``"d"``), for a
+    caller that remembers the answer while the disk stays the same (the sandbox's lines)."""
     found: dict[Key, str] = {}
     for path in files:
+        if note is not None:
+            note("f", path)
         try:
             st = os.stat(path)
         except (OSError, ValueError):
             continue
         if multiply_linked(st):
             found.setdefault((st.st_dev, st.st_ino), path)
-    done: dict[str, int] = {}
-    for root, depth in sorted(dirs, key=lambda d: (len(d[0]), d[0])):
-        if _covered(root, depth, done):
-            continue
-        done[root] = depth
+    for root, depth in _outermost(tuple(dirs)):
         todo = [(root, depth)]
         while todo:
             d, left = todo.pop()
+            if note is not None:
+                note("d", d)
             try:
                 with os.scandir(d) as it:
                     entries = list(it)
@@ -95,12 +102,25 @@ def enumerate_secrets(files: Iterable[str], dirs: Iterable[tuple[str, int]],
                         continue
                     if not is_secret(e.path):
                         continue
+                    if note is not None:
+                        note("f", e.path)
                     st = e.stat(follow_symlinks=True)
                 except (OSError, ValueError):
                     continue
                 if multiply_linked(st):
                     found.setdefault((st.st_dev, st.st_ino), e.path)
     return Inodes(found, True)
+
+
+@functools.lru_cache(maxsize=32)
+def _outermost(dirs: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    """``dirs`` shallow first without those another one's walk reaches (the same list comes
+    back at every call: the rules' places, ``resolve._link_places``)."""
+    done: dict[str, int] = {}
+    for root, depth in sorted(dirs, key=lambda d: (len(d[0]), d[0])):
+        if not _covered(root, depth, done):
+            done[root] = depth
+    return tuple(done.items())
 
 
 def _covered(root: str, depth: int, done: dict[str, int]) -> bool:
@@ -111,3 +131,47 @@ def _covered(root: str, depth: int, done: dict[str, int]) -> bool:
         if root.startswith(d.rstrip("/") + "/") and dd < 0:
             return True
     return False
+
+
+def names_of(keys: Iterable[Key], roots: Iterable[str], budget: int = MAX_ENTRIES,
+             note: Note | None = None) -> tuple[dict[Key, list[str]], bool]:
+    """Every name below the directories ``roots`` of the files whose (st_dev, st_ino) is one
+    of ``keys``: regular files met are compared by inode, no directory is skipped (a second
+    name may sit in ``node_modules`` or ``.git`` as well as anywhere), links are not followed
+    (a symlink names a path, which the sandbox confines already). At most ``budget`` entries;
+    returns (names by key, complete): past the bound, other names may be missed."""
+    wanted = set(keys)
+    found: dict[Key, list[str]] = {k: [] for k in wanted}
+    devices = {k[0] for k in wanted}
+    todo = list(dict.fromkeys(roots))
+    seen: set[Key] = set()
+    while todo:
+        d = todo.pop()
+        if note is not None:
+            note("d", d)
+        try:
+            here = os.stat(d)
+            with os.scandir(d) as it:
+                entries = list(it)
+        except (OSError, ValueError):
+            continue
+        if (here.st_dev, here.st_ino) in seen:
+            continue   # a root below another root
+        seen.add((here.st_dev, here.st_ino))
+        budget -= len(entries)
+        if budget < 0:
+            return found, False
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    todo.append(e.path)
+                    continue
+                if not e.is_file(follow_symlinks=False) or here.st_dev not in devices:
+                    continue
+                st = e.stat(follow_symlinks=False)
+            except (OSError, ValueError):
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key in wanted and multiply_linked(st):
+                found[key].append(e.path)
+    return found, True

@@ -932,6 +932,22 @@ class _Links:
             f"{path} is a hard link of {secret} ({a.rule.pattern})"))) for a in alts or [base]]
 
 
+def linked_sensitive(home: str, workspace: str,
+                     note: Note | None = None) -> tuple[dict[hardlinks.Key, tuple[str, bool]], bool]:
+    """The implant and secret files that have more than one name, by (st_dev, st_ino): the
+    path found and whether a leak rule names it; with whether the enumeration was complete.
+    The very enumeration a write's check uses (``_Links.inodes(write=True)``: HOME's files
+    and trees, absolute files, the workspace's fixed places), so that the sandbox protects
+    the other names of what the classifier calls sensitive (sandbox/links.py)."""
+    table = _table(home.lower().rstrip("/") or "/")
+    if note is not None:   # _link_roots lists both tops for their .env-style files
+        note("d", workspace)
+        note("d", home)
+    files, dirs = _link_roots(table, home, workspace, True)
+    found = hardlinks.enumerate_secrets(files, dirs, lambda p: _is_sensitive(p, table), note=note)
+    return {k: (p, _is_leak(p, table)) for k, p in found.by_key.items()}, found.complete
+
+
 def _synthetic(table: _Table, pattern: str, leak: bool = True, implant: bool = False) -> _Alt:
     """An entry of its own for a hit no rule names: a multiply-linked file past the bound
     (leak, and implant when written), or a written one whose other names are unknown."""
@@ -962,7 +978,27 @@ def _link_roots(table: _Table, home: str, workspace: str,
     of the absolute ones only the literal files (``/etc/profile``): the system trees they name
     (``/usr/lib/systemd/**``) would take the whole budget, and a written file none of these is a
     name of asks all the same (``_Links.owner``): the enumeration only names the other file."""
-    homes = list(dict.fromkeys(h.rstrip("/") or "/" for h in (home, _realpath(home))))
+    homes = tuple(dict.fromkeys(h.rstrip("/") or "/" for h in (home, _realpath(home))))
+    fixed, dirs = _link_places(table.key, homes, workspace, write)
+    files = list(fixed)
+    leak_names = _rx(table.leak_names)
+    for top in dict.fromkeys((workspace, *homes)):
+        try:
+            with os.scandir(top) as it:
+                files.extend(e.path for e in it
+                             if leak_names.fullmatch(e.name.lower()) and _is_leak(e.path, table))
+        except (OSError, ValueError):
+            pass
+    return files, list(dirs)
+
+
+@lru_cache(maxsize=32)
+def _link_places(key: TableKey, homes: tuple[str, ...], workspace: str,
+                 write: bool) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...]]:
+    """:func:`_link_roots`' part that depends on the table alone (``key``: ``_table``'s
+    arguments; the rules brace-expanded and rooted: ~1.5 ms, the same at every call of a
+    session and of the sandbox's lines)."""
+    table = _table(*key)
     files: list[str] = []
     dirs: list[tuple[str, int]] = []
     for rule in dict.fromkeys(a.rule for a in table.alts):
@@ -986,15 +1022,7 @@ def _link_roots(table: _Table, home: str, workspace: str,
                 else:
                     rest = segs[k:]
                     dirs.append(("/".join([base, *segs[:k]]) or "/", -1 if STARSTAR in rest else len(rest)))
-    leak_names = _rx(table.leak_names)
-    for top in dict.fromkeys((workspace, *homes)):
-        try:
-            with os.scandir(top) as it:
-                files.extend(e.path for e in it
-                             if leak_names.fullmatch(e.name.lower()) and _is_leak(e.path, table))
-        except (OSError, ValueError):
-            pass
-    return files, dirs
+    return tuple(dict.fromkeys(files)), tuple(dict.fromkeys(dirs))
 
 
 def _secret_inside(path: str, table: _Table, home: str, follow: bool = False,
