@@ -142,3 +142,27 @@ def test_the_common_case_looks_at_no_workspace_entry(tmp_path: Path) -> None:
     assert policy.linked == () and not any(str(p).startswith(str(w["ws"] / "lib")) for p in policy.readonly)
     listed = {p for kind, p, _ in disk.seen or () if kind == "d"}
     assert str(w["ws"] / "lib") not in listed
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["plain-workspace", "workspace-with-links"])
+def test_a_home_too_big_to_list_asks_the_workspace(linked: bool, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOME's sensitive trees past the bound (a big ~/.emacs.d or browser profile) do not stop
+    every write: a workspace holding no file with a second name cannot hold a link of one of
+    theirs, so the policy is built; one that holds such a file (a pnpm store link here) fails
+    closed, since its other name may be any protected file."""
+    from shellgate.sandbox.links import LinkedUnknown
+    from shellgate.sandbox.locations import build_policy
+
+    w = _world(tmp_path, {"hard": {"lib/index.js": "../store/index.js"}} if linked else {})
+    elisp = w["home"] / ".emacs.d" / "elpa"
+    elisp.mkdir(parents=True)
+    for i in range(40):
+        (elisp / f"p{i}.el").write_text("(message 1)\n")
+    monkeypatch.setattr(hardlinks, "MAX_ENTRIES", 30)
+    monkeypatch.setattr(hardlinks.enumerate_secrets, "__defaults__", (30,))
+    if linked:
+        with pytest.raises(LinkedUnknown, match="more than 30 entries under HOME"):
+            build_policy(w["ws"], home=w["home"])
+    else:
+        assert build_policy(w["ws"], home=w["home"]).linked == ()

@@ -54,10 +54,16 @@ def other_names(roots: Iterable[Path], home: Path, workspace: Path,
         return Linked()
     found, complete = linked_sensitive(str(home), str(workspace), disk.note)
     if not complete:
+        # HOME's sensitive trees are too big to list (a browser profile, ~/.emacs.d): the roots
+        # holding no file with a second name on a root's device rules a link out as surely.
+        others, walked = hardlinks.names_of(None, tops, hardlinks.MAX_ENTRIES, disk.note)
+        if walked and not any(k[0] in devices for k in others):
+            return Linked()
         raise LinkedUnknown(
             f"not run with write access: more than {hardlinks.MAX_ENTRIES} entries under HOME's "
-            "sensitive directories, so a hard link of one of their files inside the workspace "
-            "could not be ruled out (a write through it would reach the file past the sandbox)")
+            "sensitive directories, and the writable roots hold files with more than one name "
+            "(or too many entries to tell), so a hard link of a protected file there could not "
+            "be ruled out (a write through it would reach the file past the sandbox)")
     keys = {k: v for k, v in found.items() if k[0] in devices}
     if not keys:
         return Linked()

@@ -133,16 +133,17 @@ def _covered(root: str, depth: int, done: dict[str, int]) -> bool:
     return False
 
 
-def names_of(keys: Iterable[Key], roots: Iterable[str], budget: int = MAX_ENTRIES,
+def names_of(keys: Iterable[Key] | None, roots: Iterable[str], budget: int = MAX_ENTRIES,
              note: Note | None = None) -> tuple[dict[Key, list[str]], bool]:
     """Every name below the directories ``roots`` of the files whose (st_dev, st_ino) is one
-    of ``keys``: regular files met are compared by inode, no directory is skipped (a second
-    name may sit in ``node_modules`` or ``.git`` as well as anywhere), links are not followed
-    (a symlink names a path, which the sandbox confines already). At most ``budget`` entries;
-    returns (names by key, complete): past the bound, other names may be missed."""
-    wanted = set(keys)
-    found: dict[Key, list[str]] = {k: [] for k in wanted}
-    devices = {k[0] for k in wanted}
+    of ``keys`` (None: of every file with more than one name): regular files met are compared
+    by inode, no directory is skipped (a second name may sit in ``node_modules`` or ``.git`` as
+    well as anywhere), links are not followed (a symlink names a path, which the sandbox
+    confines already). At most ``budget`` entries; returns (names by key, complete): past the
+    bound, other names may be missed."""
+    wanted = None if keys is None else set(keys)
+    found: dict[Key, list[str]] = {} if wanted is None else {k: [] for k in wanted}
+    devices = None if wanted is None else {k[0] for k in wanted}
     todo = list(dict.fromkeys(roots))
     seen: set[Key] = set()
     while todo:
@@ -166,12 +167,13 @@ def names_of(keys: Iterable[Key], roots: Iterable[str], budget: int = MAX_ENTRIE
                 if e.is_dir(follow_symlinks=False):
                     todo.append(e.path)
                     continue
-                if not e.is_file(follow_symlinks=False) or here.st_dev not in devices:
+                if not e.is_file(follow_symlinks=False) or (devices is not None
+                                                             and here.st_dev not in devices):
                     continue
                 st = e.stat(follow_symlinks=False)
             except (OSError, ValueError):
                 continue
             key = (st.st_dev, st.st_ino)
-            if key in wanted and multiply_linked(st):
-                found[key].append(e.path)
+            if (wanted is None or key in wanted) and multiply_linked(st):
+                found.setdefault(key, []).append(e.path)
     return found, True
