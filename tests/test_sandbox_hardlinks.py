@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -38,11 +39,16 @@ def _world(tmp: Path, case: dict) -> dict[str, Path]:
         src = home / target[2:] if target.startswith("~/") else tmp / target[3:]
         (ws / name).parent.mkdir(parents=True, exist_ok=True)
         os.link(src, ws / name)
+    for rel, mode in case.get("mode", {}).items():
+        (home / rel[2:]).chmod(mode)
     return {"ws": ws, "home": home}
 
 
-def _kept(w: dict[str, Path], case: dict) -> dict[str, bytes]:
-    return {p: (w["home"] / p[2:]).read_bytes() for p in case.get("kept", ())}
+def _kept(w: dict[str, Path], case: dict) -> dict[str, tuple[bytes, int]]:
+    """Content and permission bits of each protected file (a chmod through a link of a key
+    exposes it as surely as a write)."""
+    return {p: ((f := w["home"] / p[2:]).read_bytes(), stat.S_IMODE(f.stat().st_mode))
+            for p in case.get("kept", ())}
 
 
 def _py(code: str, *flags: str) -> str:

@@ -97,8 +97,9 @@ def _content(key: str, st: os.stat_result) -> bytes | None:
 def _same(a: _State, b: _State) -> bool:
     if a.kind != b.kind:
         return False
-    if a.kind == "file":
-        return a.data == b.data if a.data is not None and b.data is not None else a.sig == b.sig
+    if a.kind == "file":   # the mode too: `chmod 644` through a hard link of a key exposes it
+        same = a.data == b.data if a.data is not None and b.data is not None else a.sig == b.sig
+        return same and stat.S_IMODE(a.mode) == stat.S_IMODE(b.mode)
     if a.kind == "dir":
         return a.children == b.children and a.mode == b.mode
     return a == b
