@@ -62,7 +62,7 @@ _PRINTF_TEXT = frozenset("sbqc%")
 _PRINTF_SPEC = re.compile(r"%(?:\d+\$)?[-+ #0']*(\*(?:\d+\$)?|\d+)?(?:\.(\*(?:\d+\$)?|\d*))?(.?)",
                           re.S)
 _NUMBER_PARAM = lazy_compile(r'"?\$(?:[?#$!]|\{[?#$!]\})"?')
-_FLOAT = lazy_compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+_NUMBER = lazy_compile(r"\s*[-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
 
 
 def problems(cmd: Command, source: str = "") -> list[tuple[str, Word | None]]:
@@ -135,10 +135,10 @@ def _masks(raw: str) -> tuple[str, str]:
 
 def literal_number(w: Word) -> bool:
     """Whether ``w`` is arithmetic without a name in every shell: digits and operators only
-    (``arith_problem``), a decimal fraction (``3.5e2``), or one of the special parameters that
-    are always a number."""
+    (``arith_problem``), a hexadecimal or decimal literal (``0xFF``, ``3.5e2``), or one of the
+    special parameters that are always a number."""
     if w.static:
-        return not w.glob and (arith_problem(w.text) is None or _FLOAT.fullmatch(w.text) is not None)
+        return not w.glob and (arith_problem(w.text) is None or _NUMBER.fullmatch(w.text) is not None)
     return _NUMBER_PARAM.fullmatch(w.raw) is not None
 
 
