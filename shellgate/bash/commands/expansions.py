@@ -30,6 +30,7 @@ _NESTED = frozenset('"`$')  # what opens a string or expansion with its own end 
 # loop made that depth x length in Python steps (seconds at 100 x 50 KB).
 _SCAN_PLAIN = lazy_compile(r"[^\\'\"`$<>()}]+")
 _DQ_PLAIN = lazy_compile(r"[^\"\\`$]+")
+_ARITH_PLAIN = lazy_compile(r"[^()\\\"`$]+")
 
 
 class _Unreadable(Exception):
@@ -133,6 +134,37 @@ class _Scan:
             i += 2 if s[i] == "\\" else 1
         return i + 1
 
+    def arith_close(self, i: int) -> int | None:
+        """Index of the ``))`` closing ``$((`` whose body starts at ``i``, or None (then it is
+        ``$( (…) )``). The lexer's rule (``_lex.try_arith``), as bash reads it: parentheses
+        pair up, single quotes are plain characters, double quotes, backquotes and ``$``
+        expansions are skipped whole, and the pair must close with ``))``. Deciding otherwise
+        here (a ``'`` once meant "not arithmetic") let ``$(( _ + '1' ))`` through unchecked
+        while bash evaluated ``_``, and with it a subscript holding ``$(cmd)``."""
+        s, n = self.s, len(self.s)
+        depth = 0
+        while i < n:
+            m = _ARITH_PLAIN.match(s, i)
+            if m:
+                i = m.end()
+                if i >= n:
+                    break
+            c = s[i]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    return i if s.startswith("))", i) else None
+                depth -= 1
+            elif c == "\\":
+                i += 2
+                continue
+            else:  # `"`, a backquote or `$`
+                i = self.nested(i, False)
+                continue
+            i += 1
+        return None
+
     def paren(self, i: int) -> int:
         """Skip a ``$( … )`` / ``<( … )`` body (its commands are checked on their own)."""
         return self.scan(i, ")", dq=False)
@@ -148,7 +180,7 @@ class _Scan:
         if nxt == '"' and not dq:
             return self.dquote(i + 2)
         if s.startswith("$((", i):
-            close = _arith_close(s, i + 3)
+            close = self.arith_close(i + 3)
             if close is not None:
                 why = arith_problem(s[i + 3:close])
                 if why:
@@ -232,26 +264,3 @@ class _Scan:
                     return i + 1
                 depth -= 1
             i += 1
-
-
-def _arith_close(s: str, i: int) -> int | None:
-    """Index of the ``))`` closing ``$((`` whose body starts at ``i``, or None (then ``$( (…) )``)."""
-    depth = 0
-    n = len(s)
-    while i < n:
-        c = s[i]
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            if depth == 0:
-                return i if s.startswith("))", i) else None
-            depth -= 1
-        elif c in "'\"\\`":
-            return None if c == "'" else _arith_close_slow(s, i)
-        i += 1
-    return None
-
-
-def _arith_close_slow(s: str, i: int) -> int | None:
-    j = s.find("))", i)
-    return j if j >= 0 else None

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..._lazyre import lazy_compile
 from ..ir import Span, Word
-from ._lex import Opaque
+
+if TYPE_CHECKING:  # _lex decodes here-doc delimiters with decode_ansi_c: no import cycle
+    from ._lex import Opaque
 
 
 class DecodeError(Exception):

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from ..._lazyre import lazy_compile
 from ..._record import field, record
 from ..ir import Span
+from ._decode import decode_ansi_c
 
 MASK = "%"
 _META = frozenset(" \t\n;&|<>()")
@@ -411,7 +412,7 @@ class _Scanner:
         raw = self.src[ws:we]
         if "$(" in raw or "`" in raw or "${" in raw:
             raise LexError("here-document delimiter with a substitution", ws)
-        delim, quoted = _quote_remove(raw)
+        delim, quoted = _quote_remove(raw, ws)
         hd = Heredoc((ws, we), delim, quoted, op == "<<-")
         self.heredocs[we] = hd
         self.pending.append((hd, self.level))
@@ -991,8 +992,11 @@ def _peek_word(src: str, k: int) -> str:
     return m.group(0) if m else ""
 
 
-def _quote_remove(raw: str) -> tuple[str, bool]:
-    """Quote removal for a here-doc delimiter (bash does no expansion on it)."""
+def _quote_remove(raw: str, pos: int) -> tuple[str, bool]:
+    """Quote removal for a here-doc delimiter (bash does no expansion on it). ``$'…'`` is
+    decoded as in any word: bash's lexer replaces it by its ANSI-C decoded text before the
+    here-document reads its delimiter, so ``<<$'E\\x4fF'`` ends at a line ``EOF``. A delimiter
+    whose decoding depends on the locale or holds raw bytes raises LexError (at ``pos``)."""
     out: list[str] = []
     quoted = False
     i, n = 0, len(raw)
@@ -1004,6 +1008,8 @@ def _quote_remove(raw: str) -> tuple[str, bool]:
             i += 2
         elif c == "'":
             e = raw.find("'", i + 1)
+            if e < 0:  # the lexer read the word: cannot happen, but never loop on it
+                raise LexError("unterminated quote in a here-document delimiter", pos + i)
             out.append(raw[i + 1:e])
             quoted = True
             i = e + 1
@@ -1020,8 +1026,18 @@ def _quote_remove(raw: str) -> tuple[str, bool]:
             out.append("".join(buf))
             quoted = True
             i = e + 1
-        elif c == "$" and i + 1 < n and raw[i + 1] in "'\"":
+        elif c == "$" and i + 1 < n and raw[i + 1] == "'":
+            m = _ANSI_BODY.match(raw, i + 2)
+            if not m:
+                raise LexError("unterminated $'…' in a here-document delimiter", pos + i)
+            text, exact = decode_ansi_c(raw[i + 2:m.end() - 1])
+            if not exact:
+                raise LexError("here-document delimiter whose $'…' depends on the locale", pos + i)
+            out.append(text)
             quoted = True
+            i = m.end()
+        elif c == "$" and i + 1 < n and raw[i + 1] == '"':
+            quoted = True  # $"…" without a message catalogue is "…"
             i += 1
         else:
             out.append(c)

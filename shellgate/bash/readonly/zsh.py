@@ -20,7 +20,13 @@ Modelled differences (zsh 5.9 defaults, plus ``extendedglob`` for ``^``):
 * ``$x[…]``, a subscript after an unbraced parameter, is evaluated as arithmetic (and expanded
   again, single quotes or not: ``$PWD['$(id)']`` runs ``id``); bash appends the text;
 * a command of redirections only, ``<file``, runs ``$READNULLCMD`` (a pager) in zsh;
-* ``2>&-#x``: bash closes fd 2 and reads ``#x`` as a comment, zsh writes a file ``-#x``.
+* ``2>&-#x``: bash closes fd 2 and reads ``#x`` as a comment, zsh writes a file ``-#x``;
+* arguments zsh evaluates as arithmetic where bash reads a plain number (or none): those of
+  ``exit``, ``return``, ``break``, ``continue``, ``shift``, ``logout``, the operand of ``-t`` in
+  ``test``, ``[`` and ``[[ ]]``, and the arguments of ``printf``'s numeric conversions and ``*``
+  widths. zsh evaluates a parameter name in them again and expands its subscript, so
+  ``exit 'PWD[$(id)]'`` runs ``id``; each must be a literal number (``$?``, ``$#``, ``$$`` and
+  ``$!`` are numbers too).
 
 Not refused: ``#`` inside a word (an ``extendedglob`` repetition that can only match files; common
 in URLs), zsh's different word splitting of ``$x`` (a dynamic word is handled as such already).
@@ -28,8 +34,11 @@ in URLs), zsh's different word splitting of ``$x`` (a dynamic word is handled as
 
 from __future__ import annotations
 
+import re
+
 from ..._lazyre import lazy_compile
-from ..ir import Command, Word
+from ..commands.expansions import arith_problem
+from ..ir import Command, CommandKind, Word
 
 _QUALIFIER = lazy_compile(r"[*?+@!]\(")
 _EQUALS = lazy_compile(r"=[A-Za-z0-9_./+-]")
@@ -45,6 +54,16 @@ _PIECE = lazy_compile(r"""\\[\s\S]|"|\$'(?:[^'\\]|\\[\s\S])*'?|'[^']*'?|[^\\"'$]
 _PIECE_DQ = lazy_compile(r"""\\[\s\S]|"|[^\\"]+|[\s\S]""")  # inside double quotes
 QUOTED = "\0"  # stands for a quoted character in the masked texts
 
+# Builtins whose every argument zsh 5.9 evaluates as arithmetic (mathevali); bash takes a number.
+_MATH_ARGS = frozenset({"exit", "return", "break", "continue", "shift", "logout"})
+_TESTS = frozenset({"test", "[", "[["})
+# printf's conversions that take their argument as a string; every other one is numeric in zsh
+_PRINTF_TEXT = frozenset("sbqc%")
+_PRINTF_SPEC = re.compile(r"%(?:\d+\$)?[-+ #0']*(\*(?:\d+\$)?|\d+)?(?:\.(\*(?:\d+\$)?|\d*))?(.?)",
+                          re.S)
+_NUMBER_PARAM = lazy_compile(r'"?\$(?:[?#$!]|\{[?#$!]\})"?')
+_NUMBER = lazy_compile(r"\s*[-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
+
 
 def problems(cmd: Command, source: str = "") -> list[tuple[str, Word | None]]:
     """Why zsh may run ``cmd`` differently from bash: (reason, the word) pairs. ``source``: the
@@ -59,6 +78,9 @@ def problems(cmd: Command, source: str = "") -> list[tuple[str, Word | None]]:
              *(r.target for r in cmd.redirects if r.target is not None and r.op not in ("<<", "<<-"))]
     for w in words:
         out.extend((why, w) for why in word_problems(w.raw))
+    out.extend(("zsh evaluates this argument as arithmetic (a parameter's subscript in it runs "
+                "$(…)): only a literal number is safe", w) for w in math_operands(cmd)
+               if not literal_number(w))
     if not cmd.words and not cmd.assignments and any(r.op == "<" for r in cmd.redirects):
         out.append(("a command of redirections only runs $READNULLCMD (a pager) in zsh", None))
     return out
@@ -109,3 +131,55 @@ def _masks(raw: str) -> tuple[str, str]:
             unq.append(QUOTED * len(piece) if dq else piece)
             exp.append(piece)
     return "".join(unq), "".join(exp)
+
+
+def literal_number(w: Word) -> bool:
+    """Whether ``w`` is arithmetic without a name in every shell: digits and operators only
+    (``arith_problem``), a hexadecimal or decimal literal (``0xFF``, ``3.5e2``), or one of the
+    special parameters that are always a number."""
+    if w.static:
+        return not w.glob and (arith_problem(w.text) is None or _NUMBER.fullmatch(w.text) is not None)
+    return _NUMBER_PARAM.fullmatch(w.raw) is not None
+
+
+def math_operands(cmd: Command) -> list[Word]:
+    """The words of ``cmd`` that zsh evaluates as arithmetic (see the module docstring)."""
+    name = cmd.name
+    if cmd.kind is CommandKind.TEST:
+        words = list(cmd.words)
+    elif name in _TESTS:
+        words = list(cmd.args)
+        if name == "[" and words and words[-1].static and words[-1].text == "]":
+            words.pop()
+    elif name in _MATH_ARGS:
+        return list(cmd.args)
+    elif name == "printf":
+        return _printf_numbers(list(cmd.args))
+    else:
+        return []
+    return [b for a, b in zip(words, words[1:], strict=False)
+            if a.static and not a.quoted and a.text == "-t"]
+
+
+def _printf_numbers(args: list[Word]) -> list[Word]:
+    """The arguments zsh's printf reads as numbers: those of numeric conversions and ``*``
+    widths, the format reused while arguments remain. All of them when the format is not
+    static text or numbers its arguments (``%2$d``)."""
+    if args and args[0].static and args[0].text == "--":
+        args = args[1:]
+    if not args:
+        return []
+    fmt, rest = args[0], args[1:]
+    if not fmt.static or fmt.glob:
+        return rest
+    slots: list[bool] = []   # per argument the format takes: is it read as a number?
+    for m in _PRINTF_SPEC.finditer(fmt.text):
+        width, precision, conv = m.groups()
+        if "$" in m.group():
+            return rest
+        slots.extend(True for part in (width, precision) if part and part.startswith("*"))
+        if conv != "%":
+            slots.append(conv not in _PRINTF_TEXT)
+    if not slots:
+        return []
+    return [w for k, w in enumerate(rest) if slots[k % len(slots)]]
