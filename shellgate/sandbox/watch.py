@@ -21,14 +21,15 @@ the sandbox neither sees nor changes (``$XDG_RUNTIME_DIR``, shellgate's state di
 host's ``/tmp``: :func:`.enforce._watch_dirs`) — a FIFO on a read-only mount can still be
 opened and written.
 
-Run as a file, not as a module of the package: only ``os``, ``select``, ``time`` and
-``contextlib`` are imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms);
-the undo imports :mod:`.guard` from the package this file belongs to.
+Run as a file, not as a module of the package: only ``os``, ``select`` and ``time`` are
+imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms and
+``contextlib`` alone 3 ms); the undo imports :mod:`.guard` from the package this file belongs
+to. The line waits for ``arm``'s output to end: the pipe is moved off fd 1 before the
+forks, so that it ends when ``arm`` has written, not when the detached process has run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
 import sys
@@ -125,26 +126,28 @@ def arm(shell: int, dirs: list[str], marks: list[str]) -> int:
     # Read end, non-blocking: no writer has come yet, so it never reads as hung up until one has.
     rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     watched = _Process(shell)
+    out = os.dup(1)   # closed in the child: the line's pipe stays with this process alone
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(null, fd)
     child = os.fork()
     if child == 0:   # pragma: no cover - runs in the detached process (tested by its effect)
         try:
+            os.close(out)   # before the second fork: the detached process never holds it
             os.setsid()
             if os.fork():
                 os._exit(0)
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
+            os.dup2(null, 2)
             _watch(watched, rfd, fifo, token.encode(), marks)
         finally:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(fifo)
                 os.rmdir(where)
+            except OSError:
+                pass
             os._exit(0)
-    os.waitpid(child, 0)
-    os.close(rfd)
-    if watched.fd is not None:
-        os.close(watched.fd)
-    print(where, token)
+    os.waitpid(child, 0)   # the watcher is in a session of its own now: the line may go on
+    os.write(out, f"{where} {token}".encode("utf-8", "surrogateescape"))
     return 0
 
 
