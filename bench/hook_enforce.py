@@ -8,7 +8,10 @@
    package's source, copied into a git repository); the share with identical stdout, stderr and
    exit status, and every difference with a guessed cause.
 
-    python bench/hook_enforce.py [--runs 61] [--commands 2500] [--show 40]
+    python bench/hook_enforce.py [--runs 61] [--commands 2500] [--show 40] [--write]
+
+``--write``: step 1 measures a write grant's line (the workspace writable; on the bwrap tier
+the undo watcher of sandbox/watch.py is armed before bwrap) and stops there.
 
 Run it as the user the agent runs as (``su USER -c 'python bench/hook_enforce.py'``, with an
 interpreter that user can read): as root the line also hides the files only root can open
@@ -159,6 +162,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=61)
     ap.add_argument("--commands", type=int, default=2500)
     ap.add_argument("--show", type=int, default=40)
+    ap.add_argument("--write", action="store_true", help="step 1 only, with a write grant's line")
     args = ap.parse_args()
     from shellgate.sandbox.enforce import confine_grant, hook_tier
 
@@ -169,7 +173,7 @@ def main() -> int:
     # Not under /tmp: the sandbox's /tmp is private, so `ls ..` would differ for that reason.
     with tempfile.TemporaryDirectory(prefix="sg-bench-", dir="/var/tmp") as tmp:
         tree = project_tree(Path(tmp))
-        line = confine_grant("true", tree, tree, write=False, network=False, tier=tier).line
+        line = confine_grant("true", tree, tree, write=args.write, network=False, tier=tier).line
         import pwd
 
         masks = line.count("--ro-bind /dev/null ") + line.count("--tmpfs ") - 1  # not /tmp
@@ -179,7 +183,10 @@ def main() -> int:
         o = paired_ms(["bash", "-c", "true"], ["bash", "-c", line], args.runs, str(tree))
         print(f"overhead ({tier.tier}): bash -c true {o['plain']:.2f} ms, confined "
               f"{o['confined']:.2f} ms, median of {args.runs} interleaved; added (paired): median "
-              f"{o['added']:+.2f} ms, 95% interval [{o['added_lo']:+.2f}, {o['added_hi']:+.2f}] ms")
+              f"{o['added']:+.2f} ms, 95% interval [{o['added_lo']:+.2f}, {o['added_hi']:+.2f}] ms"
+              + (" (write grant)" if args.write else ""))
+        if args.write:
+            return 0
         lat = hook_latency(tree, args.runs)
         off = lat["off"]
         print(f"hook process (git status), median of {args.runs} interleaved: "

@@ -34,10 +34,9 @@ except ImportError:  # pragma: no cover - not POSIX: O_APPEND alone
 
 def default_audit_path(env: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/shellgate/audit.jsonl``, ``~/.local/state/shellgate/`` when unset."""
-    env = os.environ if env is None else env
-    state = env.get("XDG_STATE_HOME") or ""
-    base = Path(state) if state and os.path.isabs(state) else Path.home() / ".local" / "state"
-    return base / "shellgate" / "audit.jsonl"
+    from ..sandbox.cachefiles import state_dir
+
+    return state_dir(env) / "audit.jsonl"
 
 
 def _scrub(value: Any) -> Any:

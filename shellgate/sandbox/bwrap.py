@@ -189,6 +189,24 @@ def mount_identity(mounts: list[str], disk: Disk | None = None) -> tuple[tuple[s
     return tuple(out)
 
 
+def unseen(path: str, mounts: list[str]) -> bool:
+    """Whether a sandbox built from ``mounts`` neither sees nor changes the host's ``path``
+    (absolute, resolved): the last mount over it is a fresh tmpfs (the private /tmp, a mask)
+    and no writable bind lies on its way (a command could rename the directories above it).
+    A FIFO there is out of reach: a read-only mount still lets a FIFO be opened and written."""
+    last = ""
+    i = 0
+    while i < len(mounts):
+        flag = mounts[i]
+        n = 2 if flag in _TWO_PATHS else 1 if flag in _ONE_PATH else 0
+        if n and flag != "--remount-ro" and _within(path, mounts[i + n]):
+            if flag == "--bind":
+                return False
+            last = flag
+        i += 1 + n
+    return last == "--tmpfs"
+
+
 def build_argv(bwrap: str, policy: Policy, *, cwd: Path, tmpdir: Path, seccomp_fd: int | None,
                program: list[str], visible: Iterable[Path] = ()) -> list[str]:
     """A fresh sandbox for one command: ``visible`` as in :func:`mount_args`."""

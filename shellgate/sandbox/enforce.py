@@ -265,31 +265,69 @@ def _outer(runner: list[str], tail: str, after: str = "") -> str:
             "unset __sg_d; (exit $__sg_s)")
 
 
+def _marks(marked: list[str]) -> str:
+    """The one place a line spells its marks (``ANCHOR//REST``, :func:`.bwrap.unbound`): a
+    function that runs its arguments with the marks appended, and one that says whether any
+    of its arguments exists. Quoted once, in one place: the watcher's arguments, the check and
+    the undo get the very same words (POSIX functions: any shell reads them alike)."""
+    return ("__sg_m() { \"$@\" " + " ".join(map(shlex.quote, marked)) + "; }; "
+            '__sg_x() { for __sg_p; do if [ -e "$__sg_p" ] || [ -L "$__sg_p" ]; then return 0; fi; '
+            "done; return 1; }; ")
+
+
 def _undo_step(marked: list[str]) -> str:
     """What the line runs after its bwrap sandbox for the protected paths that did not exist
-    (``ANCHOR//REST``, :func:`.bwrap.unbound`): a missing path cannot be bound read-only, so
-    one that the command made is removed afterwards by the trusted helper
-    (:func:`.guard.undo_created`, reported on stderr). A shell test per path, no process,
-    when none was made. (A line killed before it returns skips this: known limit, README.)"""
+    (:func:`_marks`): a missing path cannot be bound read-only, so one that the command made
+    is removed afterwards by the trusted helper (:func:`.guard.undo_created`, reported on
+    stderr). A shell test per path, no process, when none was made; the watcher
+    (:func:`_watched`) does the same for a line killed before this step."""
     if not marked:
         return ""
-    words = " ".join(map(shlex.quote, marked))
     undo = " ".join(map(shlex.quote, [python(), "-I", "-m", "shellgate.sandbox.confine", "--undo"]))
-    return (f'__sg_u=; for __sg_p in {words}; do if [ -e "$__sg_p" ] || [ -L "$__sg_p" ]; '
-            f'then __sg_u=1; fi; done; [ -z "$__sg_u" ] || {undo} {words} >&2; unset __sg_p __sg_u; ')
+    return f"if __sg_m __sg_x; then __sg_m {undo} >&2; fi; unset __sg_p; "
 
 
-def _watched(line: str, marked: list[str]) -> str:
+def _watched(line: str, marked: list[str], dirs: list[str]) -> str:
     """``line`` behind the watcher of its undo (:mod:`.watch`), armed before bwrap starts: a
-    line killed before its last step is undone all the same. No watcher, nothing run (126)."""
+    line killed before its last step is undone all the same. Its FIFO goes in the first of
+    ``dirs`` (:func:`_watch_dirs`) it can make a directory in. No watcher, nothing run (126)."""
     if not marked:
         return line
     watch = os.path.join(os.path.dirname(os.path.abspath(__file__)), "watch.py")
     arm = " ".join(map(shlex.quote, [python(), "-I", "-S", watch, "arm"]))
-    words = " ".join(map(shlex.quote, marked))
-    return (f'if __sg_w=$({arm} "$$" {words}); then __sg_t=${{__sg_w#* }}; __sg_w=${{__sg_w%% *}}; '
+    where = " ".join(map(shlex.quote, dirs + ["--"]))
+    return (_marks(marked) + f'if __sg_w=$(__sg_m {arm} "$$" {where}); then '
+            '__sg_t=${__sg_w##* }; __sg_w=${__sg_w% *}; '   # DIR may hold spaces, the token none
             + line + '; __sg_s=$?; printf %s "$__sg_t" 2>/dev/null 1<>"$__sg_w/f"; '
-            'unset __sg_w __sg_t; (exit $__sg_s); else (exit 126); fi')
+            'else __sg_s=126; fi; unset -f __sg_m __sg_x; unset __sg_w __sg_t; (exit $__sg_s)')
+
+
+def _watch_dirs(mounts: list[str], disk: Disk, state: str) -> list[str]:
+    """Where the undo watcher may put its private directory, best first: directories that the
+    sandbox of ``mounts`` neither sees nor changes (:func:`.bwrap.unseen`) —
+    ``$XDG_RUNTIME_DIR`` (``/run/user/UID`` is masked), ``state`` (:func:`watch_state`, masked
+    by the caller), ``$TMPDIR`` and ``/tmp`` (the sandbox has a /tmp of its own). Never the
+    workspace or another writable root. The watcher takes the first it can make a directory
+    in: a read-only or full /tmp is passed over."""
+    from .bwrap import unseen
+
+    out: list[str] = []
+    for d in (os.environ.get("XDG_RUNTIME_DIR", ""), state, os.environ.get("TMPDIR", ""), "/tmp"):
+        if os.path.isabs(d) and (real := disk.realpath(d)) not in out and disk.isdir(real) \
+                and unseen(real, mounts):
+            out.append(real)
+    return out
+
+
+def watch_state() -> Path:
+    """shellgate's state directory for the watchers' FIFOs (mode 0700, made when missing: a
+    mask needs a directory to hang on)."""
+    from .cachefiles import state_dir
+
+    d = state_dir() / "watch"
+    with contextlib.suppress(OSError):
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return d
 
 
 @functools.cache
@@ -328,12 +366,19 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
                 + ["--seccomp", str(FILTER_FD)])
         inner = [bash, "-c", INNER_SCRIPT, "bash", command]
         marked = unbound(policy, disk)
+        dirs: list[str] = []
         if marked:
+            from .bwrap import unseen
+
+            state = disk.realpath(str(watch_state()))
+            if disk.isdir(state) and not unseen(state, argv):   # hidden: the last mount wins
+                argv += ["--tmpfs", state, "--remount-ro", state]
+            dirs = _watch_dirs(argv, disk, state)
             argv += ["--info-fd", str(WATCH_FD)]
         line = _outer(argv, ' --chdir "$PWD" -- ' + " ".join(map(shlex.quote, inner))
                       + f" {FILTER_FD}<{shlex.quote(str(filt))}"
                       + (f' {WATCH_FD}>"$__sg_w/f"' if marked else ""), _undo_step(marked))
-        line = _watched(line, marked)
+        line = _watched(line, marked, dirs)
     elif kind is Tier.LANDLOCK:
         argv = [python(), "-I", "-m", "shellgate.sandbox.confine"]
         for root in policy.roots():
@@ -407,7 +452,8 @@ _CODE = ("sandbox/enforce.py", "sandbox/locations.py", "sandbox/bwrap.py", "sand
          "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "sandbox/links.py",
          "bash/paths/resolve.py", "bash/paths/hardlinks.py",
          "bash/paths/tables.py", "bash/paths/envsecrets.py", "bash/git/config.py", "bash/git/keys.py")
-_ENV = ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+_ENV = ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+        "XDG_RUNTIME_DIR", "TMPDIR")
 
 
 def _line_key(workspace: str | Path, cwd: str | Path, write: bool, network: bool,

@@ -7,7 +7,7 @@ The agent's timeout or an interrupt kills the line's process group (Codex) or it
 ``.claude/settings.json`` the command wrote stays for a later, unconfined program to run. So,
 before bwrap starts, the line runs::
 
-    python -I -S …/shellgate/sandbox/watch.py arm SHELL_PID ANCHOR//REST …   # "DIR TOKEN"
+    python -I -S …/shellgate/sandbox/watch.py arm SHELL_PID DIR… -- ANCHOR//REST…   # "DIR TOKEN"
 
 which leaves a detached process (its own session, re-parented away from the line: neither a
 group kill nor a walk of the line's descendants reaches it) holding a FIFO ``DIR/f`` and a
@@ -15,17 +15,21 @@ pidfd of the line's shell. bwrap reports its sandbox's init there (``--info-fd``
 last step writes TOKEN there. The watcher stands down when TOKEN arrives. When the shell dies
 first, or the sandbox ends and no TOKEN follows within :data:`GRACE` seconds, it waits for the
 sandbox's init to be gone (a PID namespace ends with its init, so nothing inside can write any
-more) and undoes, like the line's own step would have. The FIFO lives in the host's ``/tmp``,
-which the sandbox replaces with its own, and TOKEN is never in a command line or environment.
+more) and undoes, like the line's own step would have. TOKEN is never in a command line or
+environment, and DIR is made (0700) in the first of the DIRs given where it can be: each one
+the sandbox neither sees nor changes (``$XDG_RUNTIME_DIR``, shellgate's state directory, the
+host's ``/tmp``: :func:`.enforce._watch_dirs`) — a FIFO on a read-only mount can still be
+opened and written.
 
-Run as a file, not as a module of the package: only ``os``, ``select``, ``time`` and
-``contextlib`` are imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms);
-the undo imports :mod:`.guard` from the package this file belongs to.
+Run as a file, not as a module of the package: only ``os``, ``select`` and ``time`` are
+imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms and
+``contextlib`` alone 3 ms); the undo imports :mod:`.guard` from the package this file belongs
+to. The line waits for ``arm``'s output to end: the pipe is moved off fd 1 before the
+forks, so that it ends when ``arm`` has written, not when the detached process has run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
 import sys
@@ -94,36 +98,56 @@ def _gone(pid: int) -> bool:
     return st is None or st[0] in (b"Z", b"X")
 
 
-def arm(shell: int, marks: list[str]) -> int:
+def _private(dirs: list[str], name: str) -> tuple[str, str]:
+    """``(DIR, DIR/f)``: a new directory ``name`` (mode 0700) holding the FIFO, in the first of
+    ``dirs`` where both can be made. OSError saying why in each, when none."""
+    why = []
+    for base in dirs:
+        where = os.path.join(base, name)
+        try:
+            os.mkdir(where, 0o700)
+        except OSError as exc:
+            why.append(f"{base}: {exc.strerror}")
+            continue
+        try:
+            os.mkfifo(f"{where}/f", 0o600)
+            return where, f"{where}/f"
+        except OSError as exc:
+            why.append(f"{base}: {exc.strerror}")
+            os.rmdir(where)
+    raise OSError(0, "no directory for its FIFO that the sandbox cannot reach ("
+                  + ("; ".join(why) or "none") + ")")
+
+
+def arm(shell: int, dirs: list[str], marks: list[str]) -> int:
     """Set up the FIFO and the detached watcher, print ``DIR TOKEN`` and return."""
     token = os.urandom(16).hex()
-    where = f"/tmp/shellgate-watch-{token[:16]}"
-    os.mkdir(where, 0o700)
-    fifo = f"{where}/f"
-    os.mkfifo(fifo, 0o600)
+    where, fifo = _private(dirs, f"shellgate-watch-{token[:16]}")
     # Read end, non-blocking: no writer has come yet, so it never reads as hung up until one has.
     rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     watched = _Process(shell)
+    out = os.dup(1)   # closed in the child: the line's pipe stays with this process alone
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(null, fd)
     child = os.fork()
     if child == 0:   # pragma: no cover - runs in the detached process (tested by its effect)
         try:
+            os.close(out)   # before the second fork: the detached process never holds it
             os.setsid()
             if os.fork():
                 os._exit(0)
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
+            os.dup2(null, 2)
             _watch(watched, rfd, fifo, token.encode(), marks)
         finally:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(fifo)
                 os.rmdir(where)
+            except OSError:
+                pass
             os._exit(0)
-    os.waitpid(child, 0)
-    os.close(rfd)
-    if watched.fd is not None:
-        os.close(watched.fd)
-    print(where, token)
+    os.waitpid(child, 0)   # the watcher is in a session of its own now: the line may go on
+    os.write(out, f"{where} {token}".encode("utf-8", "surrogateescape"))
     return 0
 
 
@@ -183,13 +207,17 @@ def _init(pid: int, shell: int | None) -> _Process | None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 2 or argv[0] != "arm" or not argv[1].isdigit():
-        print("usage: watch arm SHELL_PID ANCHOR//REST …", file=sys.stderr)
+    """``arm SHELL_PID DIR… -- ANCHOR//REST…``: the FIFO's directory goes in the first DIR
+    it can be made in (:func:`.enforce._watch_dirs`)."""
+    if len(argv) < 2 or argv[0] != "arm" or not argv[1].isdigit() or "--" not in argv:
+        print("usage: watch arm SHELL_PID DIR… -- ANCHOR//REST…", file=sys.stderr)
         return 2
+    cut = argv.index("--")
     try:
-        return arm(int(argv[1]), argv[2:])
+        return arm(int(argv[1]), argv[2:cut], argv[cut + 1:])
     except OSError as exc:
-        print(f"shellgate: not run: the undo watcher could not be set up ({exc})", file=sys.stderr)
+        why = exc.strerror or exc
+        print(f"shellgate: not run: the undo watcher could not be set up ({why})", file=sys.stderr)
         return 126
 
 
