@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "shellgate"
 
 # Shared by every layer: records, lazy regexes, the visible-text escaper, JSONC, limits.
-SHARED = {"_record", "_record_shapes", "_lazyre", "_visible", "_jsonc", "limits", "(root)"}
+SHARED = {"_record", "_record_shapes", "_lazyre", "_visible", "_jsonc", "_xdg", "limits", "(root)"}
 
 # What each part of the package may import besides itself and SHARED.
 ALLOWED: dict[str, set[str]] = {
@@ -47,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
     "_lazyre": set(),
     "_visible": set(),
     "_jsonc": set(),
+    "_xdg": set(),
     "limits": set(),
     "(root)": {"check", "tools"},
 }

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from shellgate._xdg import moved_xdg
 from shellgate.bash.analysis import analyse
 from shellgate.bash.facts import Context
-from shellgate.bash.paths.tables import moved_xdg
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "xdg_moved.jsonl"
 ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - not POSIX: O_APPEND alone
 
 def default_audit_path(env: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/shellgate/audit.jsonl``, ``~/.local/state/shellgate/`` when unset."""
-    from ..sandbox.cachefiles import state_dir
+    from .._xdg import state_dir
 
     return state_dir(env) / "audit.jsonl"
 

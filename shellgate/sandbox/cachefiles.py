@@ -9,25 +9,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 
 def cache_dir() -> Path:
     """``$XDG_CACHE_HOME/shellgate`` (``~/.cache/shellgate``): read-only to every command."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~/.cache"))
-    return root / "shellgate"
-
-
-def state_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_STATE_HOME/shellgate`` (``~/.local/state/shellgate``): the audit log, the undo
-    watchers' FIFOs; read-only to every command too."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_STATE_HOME") or ""
-    root = Path(base) if os.path.isabs(base) else Path(os.path.expanduser("~/.local/state"))
     return root / "shellgate"
 
 

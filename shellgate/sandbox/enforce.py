@@ -322,7 +322,7 @@ def _watch_dirs(mounts: list[str], disk: Disk, state: str) -> list[str]:
 def watch_state() -> Path:
     """shellgate's state directory for the watchers' FIFOs (mode 0700, made when missing: a
     mask needs a directory to hang on)."""
-    from .cachefiles import state_dir
+    from .._xdg import state_dir
 
     d = state_dir() / "watch"
     with contextlib.suppress(OSError):

@@ -156,7 +156,7 @@ def own_state(home: Path | None = None) -> tuple[Path, ...]:
     as the path table hides their default places (``~/.config/shellgate/**`` …): they hold the
     serve key (a command that read it could pose as ``shellgate serve``, hookclient.py), the
     approvals and the rules."""
-    from ..bash.paths.tables import XDG_BASES, moved_xdg
+    from .._xdg import XDG_BASES, moved_xdg
 
     home = home or Path(os.path.expanduser("~"))
     out = [Path(directory) / "shellgate" for _default, directory in moved_xdg()]
@@ -172,7 +172,7 @@ def masked_paths(home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
     disk = disk or Disk()
     uid = os.getuid()
     out: list[Path] = []
-    from ..bash.paths.tables import moved_xdg
+    from .._xdg import moved_xdg
 
     moved = moved_xdg()
     for alt, exclude, leak, _implant, pattern in table_alts():

@@ -25,6 +25,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from ..._record import record, replace
+from ..._xdg import moved_xdg
 from ..facts import Context, PathClass, PathOp, SensitiveHit
 from ..ir import Script, Span
 from . import hardlinks, rghidden
@@ -39,12 +40,12 @@ from .globs import (
     seg_regex,
 )
 from .roles import Role
-from .tables import RULES, VARIABLE_ROOTS, PathRule, moved_xdg
+from .tables import RULES, VARIABLE_ROOTS, PathRule
 
 __all__ = ["check_path", "check_search", "scan", "hits_for_text", "expand_variables", "Role"]
 
 # What a compiled table is for: the lowercased HOME, the context's watched patterns and the
-# XDG bases the environment moves (tables.moved_xdg).
+# XDG bases the environment moves (shellgate._xdg.moved_xdg).
 TableKey = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
 WATCHED_WHY = "a path a read rule of the policy names"
 

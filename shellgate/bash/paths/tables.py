@@ -21,8 +21,6 @@ next shell). An entry may be both (``.git/config``: the CI token sits there; hoo
 
 from __future__ import annotations
 
-import os
-
 from ..._record import record
 
 
@@ -269,29 +267,6 @@ VARIABLE_ROOTS: dict[str, str] = {
     "CARGO_HOME": "~/.cargo",
     "GIT_DIR": ".git",
 }
-
-# The XDG base directories and where they are when their variable is unset (relative to HOME).
-# A table entry under one of these defaults (``~/.config/gh/hosts.yml``,
-# ``~/.config/shellgate/**``) also names the same file under the directory the variable moves it
-# to: the programs, shellgate itself included, follow the variable.
-XDG_BASES: tuple[tuple[str, str], ...] = (
-    ("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
-    ("XDG_CACHE_HOME", ".cache"), ("XDG_DATA_HOME", ".local/share"),
-)
-
-
-def moved_xdg(environ: dict[str, str] | None = None) -> tuple[tuple[str, str], ...]:
-    """``(default, directory)`` for each XDG base this environment moves elsewhere (an absolute
-    value; a relative one is ignored, as the XDG spec says): the table's ``~/<default>/…``
-    entries are also entries at ``<directory>/…``."""
-    env = os.environ if environ is None else environ
-    out = []
-    for var, default in XDG_BASES:
-        value = env.get(var, "")
-        if value.startswith("/"):
-            out.append((default, os.path.normpath(value)))
-    return tuple(out)
-
 
 # The variables whose value the gate *knows* rather than guesses: HOME (the context's home) and
 # PWD (the directory the command runs in). Where a path decides a boundary (inside the

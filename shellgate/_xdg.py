@@ -1,0 +1,37 @@
+"""Where the XDG base directories are: shared by the path table (a secret under
+``~/.config`` is also one where ``XDG_CONFIG_HOME`` moves it), the audit log and the sandbox
+(shellgate's own state, the undo watchers' FIFOs). Standard library only: the hook path
+imports it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+# Each base's variable and where it is when unset (relative to HOME).
+XDG_BASES: tuple[tuple[str, str], ...] = (
+    ("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
+    ("XDG_CACHE_HOME", ".cache"), ("XDG_DATA_HOME", ".local/share"),
+)
+
+
+def moved_xdg(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
+    """``(default, directory)`` for each XDG base this environment moves elsewhere (an absolute
+    value; a relative one is ignored, as the XDG spec says)."""
+    env = os.environ if environ is None else environ
+    out = []
+    for var, default in XDG_BASES:
+        value = env.get(var, "")
+        if value.startswith("/"):
+            out.append((default, os.path.normpath(value)))
+    return tuple(out)
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/shellgate`` (``~/.local/state/shellgate``): the audit log, the undo
+    watchers' FIFOs; read-only to every command too."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path(os.path.expanduser("~/.local/state"))
+    return root / "shellgate"
