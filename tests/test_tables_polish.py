@@ -130,3 +130,15 @@ def test_real_program(case: dict, tmp_path: Path) -> None:
         wanted = {os.path.realpath(_place(ws, home, name)) for name in case.get("opens", ())}
         assert wanted <= opened, (wanted, opened)
 
+
+def test_a_glob_with_a_suffix_holding_glob_characters_is_refused(tmp_path: Path) -> None:
+    """`zcat -S '[x]' *R1*`: with no match gzip opens `*R1*[x]`, a literal name that the glob
+    `*R1*[x]` does not match (it matches `*R1*x`): the two cannot be checked as one glob, so
+    the glob word is refused with its span."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cmd = "zcat -S '[x]' *R1*"
+    a = analyse(cmd, Context(cwd=ws, workspace=ws, home=tmp_path / "home", terminal=False))
+    assert not a.readonly
+    assert any(r.span is not None and cmd[r.span[0]:r.span[1]] == "*R1*" and "suffix" in r.message
+               for r in a.reasons), a.reasons
