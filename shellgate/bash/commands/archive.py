@@ -163,12 +163,18 @@ _Z = [Flag("-c", "--stdout", "--to-stdout"), Flag("-d", "--decompress", "--uncom
 # gzip 1.12 (get_istat): decompressing (zcat, gunzip, -d, -l, -t) a NAME that does not exist
 # opens NAME with the -S suffix, then with each of these (strace), and -f copies a file that is
 # not gzip data to stdout as it is: `zcat -f -S v .en` printed .env, a name the path scanner
-# never saw. Each NAME+suffix is checked as a read.
+# never saw. Each NAME+suffix is checked as a read. A glob operand (`zcat *R1*.fastq.gz`) is
+# each name it matches, which exists (so no suffix is tried), or, with no match, the pattern
+# itself, which bash passes as it is: gzip then opens PATTERN+suffix (strace: `zcat *R9*` opened
+# `*R9*`, `*R9*.gz` … `*R9*.Z`). PATTERN+suffix read as a glob covers both: the literal name and
+# every match's own suffixed name (should a match vanish before gzip opens it).
 _GZ_SUFFIXES = (".gz", ".z", "-z", ".Z")
 
 
 def _gz_names(p: Parsed, call: Call) -> Iterable[Finding]:
     """The files a decompressing gzip may open for each operand besides the operand itself."""
+    from ..paths.globs import has_glob  # a pattern's syntax, only while checking
+
     suffixes = list(_GZ_SUFFIXES)
     for v in p.values_of("-S"):
         if not v.static:
@@ -180,13 +186,19 @@ def _gz_names(p: Parsed, call: Call) -> Iterable[Finding]:
     for w in p.operands:
         if not w.static or w.text == "-":
             continue   # refused already (Command.reads) / stdin
+        odd = next((s for s in suffixes if has_glob(s)), None) if w.glob else None
+        if odd is not None:   # PATTERN+suffix as a glob would not be the literal name opened
+            yield Finding(f"{call.command.name} adds the suffix {odd!r} to {w.text!r} when it matches "
+                          "nothing: a glob and a suffix holding glob characters cannot be checked "
+                          "together", w.span, "readonly.dynamic_path")
+            continue
         hit = sensitive_read([w.text + s for s in suffixes], call, w.span)
         if hit is not None:
             yield Finding(f"{call.command.name} opens {hit.path} when {w.text} does not exist (it adds "
                           f"-S and .gz/.z/-z/.Z to the name): {hit.cls.value}", w.span, "readonly.sensitive")
 
 
-ZCATS = tuple(Command(n, safe=_Z, check=_gz_names) for n in ("zcat", "gzcat"))
+ZCATS = tuple(Command(n, safe=_Z, check=_gz_names, globs=True) for n in ("zcat", "gzcat"))
 
 
 def _gzip_check(p: Parsed, call: Call) -> Iterable[Finding]:
@@ -199,7 +211,7 @@ def _gzip_check(p: Parsed, call: Call) -> Iterable[Finding]:
 
 # gzip and gunzip are zcat's program: the same flags, read-only only in those three forms
 # (-c wins over an in-place -d/-f: the file is written to stdout and left alone).
-GZIPS = tuple(Command(n, safe=_Z, check=_gzip_check) for n in ("gzip", "gunzip"))
+GZIPS = tuple(Command(n, safe=_Z, check=_gzip_check, globs=True) for n in ("gzip", "gunzip"))
 BZCAT = Command("bzcat", safe=[Flag("-s", "--small"), Flag("-q", "--quiet"), Flag("-v", "--verbose"),
                                Flag("-h", "--help"), Flag("-V", "--version")])
 XZCAT = Command("xzcat", safe=[Flag("-q", "--quiet"), Flag("-v", "--verbose"), Flag("-h", "--help"),

@@ -33,11 +33,21 @@ LS = Command("ls", reads=False, safe=[
     Flag("--zero"), Flag("-1"), *HELP])
 
 # tree reads a bundle one letter at a time and takes values from the following words in order.
-# --fromfile/--fromtabfile: the operands are files whose lines are printed as the tree. --info:
-# each directory's .info file is read and its comments printed, and a file operand is opened as
-# one (strace: `tree ~/.aws/credentials --info` read the credentials; the fuzz campaign found it).
+# The flags that make tree open files besides listing directories, declared once here (the path
+# roles, paths/roles.py, read them from here too):
+# * TREE_LISTS: the operands are files whose lines are printed as the tree.
+# * TREE_RULES: each listed directory's rule file is read (--info: .info, whose comments are
+#   printed; --gitignore: .gitignore, whose patterns hide the names they match), and a file
+#   operand is opened as one (tree 2.1.0 new_infofile/new_ignorefile: `fopen(path)` when the
+#   path is a regular file). strace: `tree --info ~/.aws/credentials` and `tree --gitignore
+#   ~/.aws/credentials` open the credentials (fuzz campaign findings); a .gitignore linked to a
+#   secret hides every listed name one of its lines matches (tests/test_tables_polish.py).
+# Their values' files (--gitfile, --infofile, --hintro, --houtro) are Takes.PATH. -X and -J are
+# output formats only: strace shows no file opened for them.
+TREE_LISTS = ("--fromfile", "--fromtabfile")
+TREE_RULES = ("--info", "--gitignore")
 TREE = Command(
-    "tree", reads=lambda p: p.has("--fromfile", "--fromtabfile", "--info"), attach=False, abbrev=False,
+    "tree", reads=lambda p: p.has(*TREE_LISTS, *TREE_RULES), attach=False, abbrev=False,
     safe=[*(Flag(f"-{c}") for c in "adlfxqNQpugshDFvtcUrCAiSnXJ"),
           Flag("-L", takes=V), Flag("-P", takes=V), Flag("-I", takes=V), Flag("-H", takes=V),
           Flag("-T", takes=V), Flag("--gitignore"), Flag("--gitfile", takes=P),

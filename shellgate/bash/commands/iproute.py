@@ -78,6 +78,10 @@ OBJECTS: dict[str, tuple[str, str]] = {name: (spelled, verbs) for name, spelled,
     )}
 _SPELLED = {name: (_spellings(o), _spellings(v)) for name, (o, v) in OBJECTS.items()}
 _HELP = _spellings("h[elp]")
+# `ip monitor` (ip reads `mo` on: `m` is maddress) and `ip netns monitor` print events
+# until interrupted (measured: each still ran when `timeout 2` killed it), as `lsof -r` would.
+_MONITOR = _spellings("mo[nitor]")
+_FOREVER = "prints network events until interrupted (it never ends by itself)"
 _NO_FILTERS = frozenset({"netns"})   # `netns list NAME`: no filter words, only the listing
 
 
@@ -122,6 +126,8 @@ def ip(call: Call) -> list[Finding]:
         return []
     name = next((n for n, (spelled, _) in _SPELLED.items() if obj.text in spelled), None)
     if name is None:
+        if obj.text in _MONITOR:
+            return no(i, f"{obj.text} {_FOREVER}")
         return no(i, f"{obj.text}: not an object whose showing forms are read-only here")
     verbs = _SPELLED[name][1]
     rest = args[i + 1:]
@@ -129,6 +135,8 @@ def ip(call: Call) -> list[Finding]:
         return no(None, "with words appended at run time (xargs)") if call.wild_tail else []
     verb = rest[0]
     if not verb.static or verb.text not in verbs:
+        if name == "netns" and verb.text == "monitor":   # (`ip route monitor` is an error)
+            return no(i + 1, f"{obj.text} monitor {_FOREVER}")
         shows = ", ".join(re.sub(r"[][]", "", OBJECTS[name][1]).split()[:-1])
         return no(i + 1, f"{obj.text} {verb.text}: only {shows} print {name}")
     if name in _NO_FILTERS and (len(rest) > 1 or call.wild_tail):
@@ -229,13 +237,16 @@ SS = Command("ss", reads=False, check=_ss_check, safe=[
     Flag("-h", "--help"), Flag("-V", "--version"), Flag("-n", "--numeric"), Flag("-a", "--all"),
     Flag("-l", "--listening"), Flag("-o", "--options"), Flag("-e", "--extended"), Flag("-m", "--memory"),
     Flag("-p", "--processes"), Flag("-T", "--threads"), Flag("-i", "--info"), Flag("--tipcinfo"),
-    Flag("-s", "--summary"), Flag("--tos"), Flag("--cgroup"), Flag("-b", "--bpf"), Flag("-E", "--events"),
+    Flag("-s", "--summary"), Flag("--tos"), Flag("--cgroup"), Flag("-b", "--bpf"),
     Flag("-Z", "--context"), Flag("-z", "--contexts"), Flag("-4", "--ipv4"), Flag("-6", "--ipv6"),
     Flag("-0", "--packet"), Flag("-t", "--tcp"), Flag("-M", "--mptcp"), Flag("-S", "--sctp"),
     Flag("-u", "--udp"), Flag("-d", "--dccp"), Flag("-w", "--raw"), Flag("-x", "--unix"), Flag("--tipc"),
     Flag("--vsock"), Flag("--xdp"), Flag("-f", "--family", takes=Takes.VALUE), Flag("-H", "--no-header"),
     Flag("-O", "--oneline"), Flag("--inet-sockopt"), Flag("-A", "--query", "--socket", takes=Takes.VALUE)],
     unsafe={Flag("-K", "--kill"): "closes the sockets it matches",
+            # measured: `ss -tE` still runs when `timeout 2` kills it; `ss -t` exits at once
+            Flag("-E", "--events"): "prints each socket as it closes, until interrupted (it never "
+                                    "ends by itself)",
             Flag("-D", "--diag", takes=Takes.WRITE_PATH): "dumps raw socket information to a file",
             Flag("-N", "--net", takes=Takes.VALUE): "runs in another network namespace",
             Flag("-r", "--resolve"): "looks addresses up in DNS (network)",

@@ -22,8 +22,9 @@ that may produce a word starting with ``-`` — are *wild*: they may become any 
 accepts wild words only when it has no unsafe flag at all (``wild_ok``); when one of its
 read-only flags takes a file (``diff --from-file=F``), only a wild glob that no name starting
 with ``-`` in the command's cwd matches (``may_match_option``), never an expansion. A command
-with unsafe flags but no check of its own (``wc``, ``sort``, ``rg``) accepts a glob that is
-*proved* to give operands only (``glob_operands``: a plain unquoted glob, expanded by the
+with unsafe flags but no check of its own (``wc``, ``sort``, ``rg``), or a check that handles
+glob operands (``Command.globs``), accepts a glob that is *proved* to give operands only
+(``glob_operands``: a plain unquoted glob, expanded by the
 parsed shell itself, whose every possible match in every candidate cwd was read and none starts
 with ``-``, and no write of the line may add one).
 """
@@ -178,6 +179,11 @@ class Command:
     * ``effect``: what the command is when it passes (READ, or NETWORK for network clients).
     * ``wild``: whether words bash may still expand are acceptable; by default only when no
       flag is unsafe and no check interprets operands.
+    * ``globs``: the check reads each operand on its own and takes a glob word for every name
+      it may become, or (no match) for the pattern bash then passes as it is (zcat's
+      ``_gz_names``). A glob proved to give operands only (``glob_operands``) is then accepted
+      as for a table with no check; a check that reads operands by position (a glob may stand
+      for several) or as one literal name must not say so.
     * ``reads``: whether the command prints the content of the files its operands name (or a
       function of the parsed flags: ``grep -l`` prints names only). Such a command is not
       read-only when an operand is only known at run time (``cat $(echo ~/.ssh/id_rsa)``,
@@ -208,6 +214,7 @@ class Command:
     check: Check | None = None
     effect: Effect = Effect.READ
     wild: bool | None = None
+    globs: bool = False
     reads: bool | Callable[[Parsed], bool] = True
     pattern_from: tuple[str, ...] | None = None
     dashdash: bool = True
@@ -462,8 +469,8 @@ def _wild(cmd: Command, p: Parsed, w: Word, cwds: Sequence[Path] | None,
                 "(more arguments, options included, from that file)", w.span, "readonly.wild"))
         return
     if not cmd.wild_ok:
-        if globs_here and cmd.wild is None and cmd.check is None and cmd.effect is Effect.READ \
-                and glob_operands(w, cwds, line_writes):
+        if globs_here and cmd.wild is None and (cmd.check is None or cmd.globs) \
+                and cmd.effect is Effect.READ and glob_operands(w, cwds, line_writes):
             return  # every name it may become is an operand: the table reads it as one
         what = ("an option of {} (which has unsafe options)" if cmd.unsafe else
                 "words of {} that must be seen (another operand or an option)")

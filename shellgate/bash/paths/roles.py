@@ -12,6 +12,7 @@ from __future__ import annotations
 from enum import Enum
 
 from ..._record import record, replace
+from ..commands.files import TREE_LISTS, TREE_RULES
 
 
 class Role(Enum):
@@ -206,9 +207,9 @@ _DU = CmdPaths(Role.META, data_opts=_fs("-d", "--max-depth", "-B", "--block-size
 _TREE = CmdPaths(Role.META, data_opts=_fs("-L", "-P", "-I", "--charset", "--filelimit", "--timefmt",
                                           "--sort"),
                  write_opts=_fs("-o"),
-                 # --info reads each walked directory's .info (a link to a secret, say) and
-                 # opens a file operand as one
-                 walk_flags=_fs("--info"), tree_flags=_fs("--info"), default_dot=True,
+                 # --info/--gitignore read each walked directory's .info/.gitignore (a link to a
+                 # secret, say) and open a file operand as one (commands/files.py TREE_RULES)
+                 walk_flags=_fs(*TREE_RULES), tree_flags=_fs(*TREE_RULES), default_dot=True,
                  flags=_fs(*(f"-{c}" for c in "adlfxACDFJXinpsughqNQrtvcU"), "--dirsfirst",
                            "--fromfile", "--fromtabfile",
                            "--noreport", "--du", "--prune", "--gitignore", "--matchdirs"))
@@ -254,7 +255,7 @@ _WGET = CmdPaths(Role.UNSURE, tree=True, use_opts=_fs("--private-key", "--certif
 _FIND = CmdPaths(Role.META)  # start paths; special-cased in paths.scan (-exec/-delete/-fprint)
 
 # Flags that make a command read its operands as files (tree --fromfile prints their lines).
-READ_FLAGS: dict[str, frozenset[str]] = {"tree": _fs("--fromfile", "--fromtabfile", "--info")}
+READ_FLAGS: dict[str, frozenset[str]] = {"tree": _fs(*TREE_LISTS, *TREE_RULES)}
 
 # Wrappers: their inner command is its own entry in Script.commands (Via.WRAPPER …); only the
 # words before it are the wrapper's own. Unwrapped by the parser or not, they read nothing.
