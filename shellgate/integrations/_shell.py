@@ -251,9 +251,26 @@ class Shell:
     # --- running --------------------------------------------------------------------------
 
     def run(self, command: str, *, approved: bool = False, approver: Approver | None = None,
-            timeout: float | None = None, tool_use_id: str = "") -> ShellResult:
+            timeout: float | None = None, tool_use_id: str = "",
+            asked: str | None = None) -> ShellResult:
         """Gate and run ``command``. An *ask* runs only if ``approved`` (a human already said
-        yes to this call) or ``approver`` says yes now; a deny never runs."""
+        yes to this call) or ``approver`` says yes now; a deny never runs. ``asked``: the
+        question that human answered (a preflight's ``prompt_text()``); the approval then
+        holds only while the command would be asked exactly that now — a call that ran
+        meanwhile (a ``cd``) must not carry the yes to another directory."""
+        with self._lock:
+            if approved and asked is not None:
+                now = self.preflight(command)
+                if now.status == "needs_approval" and now.prompt_text() != asked:
+                    return ShellResult(command, "needs_approval", "ask",
+                                       "the question changed since the user answered it (the "
+                                       f"command would now run in {now.cwd}); nothing ran: "
+                                       f"{now.reason}", now.warnings, cwd=now.cwd,
+                                       extra=now.extra)
+            return self._run(command, approved, approver, timeout, tool_use_id)
+
+    def _run(self, command: str, approved: bool, approver: Approver | None,
+             timeout: float | None, tool_use_id: str) -> ShellResult:
         from ..approval import CallContext, DecisionKind
 
         answered: list[bool] = []

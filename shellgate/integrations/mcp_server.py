@@ -100,12 +100,17 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
         form = caps.elicitation if caps is not None else None
         return form is not None and (form.form is not None or form.url is None)
 
+    asked = _Asked()
+
     def approval(command: str, ctx: Context) -> Elicit[Approval] | ShellResult:
-        """Resolver: the gate's verdict, or a question to the user when it says *ask*."""
+        """Resolver: the gate's verdict, or a question to the user when it says *ask* (kept
+        for the call, whose run holds the answer to exactly that question)."""
         pending = shell.preflight(command)
         if pending.status != "needs_approval" or not can_elicit(ctx):
             return pending
-        return Elicit(pending.prompt_text(), Approval)
+        question = pending.prompt_text()
+        asked.put(_call_id(ctx), question)
+        return Elicit(question, Approval)
 
     @server.tool(description="Decide a bash command without running it: allow, ask or deny, "
                              "with the reasons, warnings and sensitive paths.",
@@ -120,6 +125,7 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
     def run_command(command: str,
                     answer: Annotated[ElicitationResult[Approval], Resolve(approval)],
                     ctx: Context, timeout_seconds: float | None = None) -> dict[str, Any]:
+        question = asked.take(_call_id(ctx))
         if not isinstance(answer, AcceptedElicitation):
             return _error(shell.declined(command, f"the user {answer.action}d the request"))
         data = answer.data
@@ -128,9 +134,14 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
         if isinstance(data, ShellResult) and data.status == "error":
             return _error(data)
         # Allowed, approved, or unanswerable: the BashTool decides again (and audits); an ask
-        # nobody approved comes back as a structured "needs approval" and nothing runs.
-        return _reply(shell.run(command, approved=isinstance(data, Approval),
-                                timeout=timeout_seconds, tool_use_id=_call_id(ctx)))
+        # nobody approved comes back as a structured "needs approval" and nothing runs. A yes
+        # holds for the question it answered: a concurrent call's `cd` meanwhile voids it
+        # (the legacy era's elicitation/create waits inside this call; other calls run).
+        approved = isinstance(data, Approval)
+        return _reply(shell.run(command, approved=approved, asked=question if approved else None,
+                                timeout=timeout_seconds, tool_use_id=_call_id(ctx))
+                      if question is not None or not approved else
+                      shell.declined(command, "the question the user answered is not known"))
 
     @server.tool(description="Run a bash command only if shellgate classifies it as read-only "
                              "(it never asks); anything else is refused without running.",
@@ -141,6 +152,30 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
                                          tool_use_id=_call_id(ctx)))
 
     return server
+
+
+class _Asked:
+    """The question each call put to the user, by call id, until its run takes it (bounded:
+    a call whose client went away must not keep its question for ever)."""
+
+    LIMIT = 256
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._by_call: dict[str, str] = {}
+
+    def put(self, call: str, question: str) -> None:
+        with self._lock:
+            self._by_call.pop(call, None)
+            self._by_call[call] = question
+            while len(self._by_call) > self.LIMIT:
+                del self._by_call[next(iter(self._by_call))]
+
+    def take(self, call: str) -> str | None:
+        with self._lock:
+            return self._by_call.pop(call, None)
 
 
 def _call_id(ctx: Any) -> str:

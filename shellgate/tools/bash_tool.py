@@ -328,7 +328,7 @@ class BashTool:
         out, ``exec``) leaves the state as it was."""
         inside, host = self.sandbox.state_file()
         host.unlink(missing_ok=True)  # never a dump of an earlier command
-        prelude = "; ".join(p for p in (SAVE, self._state.prelude()) if p)
+        prelude = "; ".join(p for p in (self._state.prelude(), SAVE) if p)
         res = self.sandbox.run(command, policy, cwd, prelude=prelude,
                                epilogue=f'__sg_save >| "{inside}" || :')
         base = self.sandbox.env_for(policy, cwd)

@@ -15,7 +15,10 @@ and nothing else, or it is dropped with a note. The prelude is built from the pa
 quoted here, never from the file's text — except the function bodies, which are exactly what
 the classifier was told exists (``Inherited.functions``: a call of one is never read-only).
 Secret-named variables (``SECRET_ENV_NAMES``) are not carried. Bash's own variables, arrays and
-namerefs are not carried either, nor shell options other than ``expand_aliases``.
+namerefs are not carried either, nor shell options other than ``expand_aliases``. Nor are the
+functions when one is named like a builtin or like our own ``__sg_`` names: the restore line, the
+dump and the EXIT trap call builtins (``builtin``, ``local``, ``printf`` …), and a function of that
+name would run in every later command, whatever its decision.
 
 :meth:`State.inherited` is what the gate is told (``Context.inherited``): see
 ``shellgate.bash.readonly.inherited`` for how a later command is judged with it.
@@ -31,6 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .._record import record
+from ..bash.commands.pathsearch import BUILTINS
 from ..bash.facts import Inherited
 
 MAX_STATE = 1 << 20  # bytes: more is not a session we restore
@@ -88,14 +92,18 @@ class State:
                     or self.expand_aliases)
 
     def prelude(self) -> str:
-        """One bash line that restores this state (every value quoted here)."""
-        parts = [f"builtin declare {'-x' if x else '--'} {n}={_quote(v)}" for n, v, x in self.variables]
+        """One bash line that restores this state (every value quoted here). The functions
+        come first: ``eval`` reads their text anew, and once an alias is defined with
+        ``expand_aliases`` (or ``POSIXLY_CORRECT`` is set, which expands aliases too) an alias
+        named like a function would be expanded there — ``alias f='touch x; g'`` turns
+        ``f () { …; }`` into a command run in front of every later one. In a fresh bash with
+        nothing restored yet, the text is read as the parser checked it."""
+        parts = [f"builtin eval {_quote(self.functions)}"] if self.functions else []
+        parts += [f"builtin declare {'-x' if x else '--'} {n}={_quote(v)}" for n, v, x in self.variables]
         parts += [f"builtin unset -v {n}" for n in self.unset]
         if self.expand_aliases:
             parts.append("builtin shopt -s expand_aliases")
         parts += [f"builtin alias {n}={_quote(v)}" for n, v in self.aliases]
-        if self.functions:
-            parts.append(f"builtin eval {_quote(self.functions)}")
         return "; ".join(parts)
 
     def inherited(self, base_path: str, anchored: tuple[str, ...]) -> Inherited:
@@ -197,6 +205,11 @@ def _parse(data: bytes, base_env: dict[str, str]) -> tuple[State, tuple[str, ...
         names = _function_names(functions)
         if names is None:
             notes.append("the session's functions could not be read exactly; they are not kept")
+            functions, names = "", ()
+        elif shadowing := [n for n in names if n in BUILTINS or n.startswith("__sg_")]:
+            notes.append("the session's functions are not kept: they replace "
+                         f"{', '.join(shadowing[:8])}, which restoring and saving the session "
+                         "call in every later command")
             functions, names = "", ()
     if dropped:
         notes.append(f"not kept for the next command (secret-looking names): {', '.join(dropped[:8])}")
