@@ -12,7 +12,10 @@ printed). The findings:
 * the words of a ``for``/``select`` list and of ``case`` belonged to no command, so no scanner
   saw them (``for x in $GITHUB_TOKEN; do echo $x; done``; ``Script.loose_words``);
 * ``git grep --untracked`` searches every untracked file no ignore file names, not only with
-  ``--no-exclude-standard`` (``roles.git_tree_spec``).
+  ``--no-exclude-standard`` (``roles.git_tree_spec``);
+* credential files the leak table did not list: a workspace ``secrets/`` directory (Docker
+  Compose file secrets), ``~/.config/composer/auth.json``, ``~/.cache/huggingface/token`` …
+  (lines with "ws"/"home": files written there for the line).
 
 Skipped, with the reason, where bash or git is missing.
 """
@@ -74,6 +77,10 @@ def _world(base: Path, case: dict) -> tuple[Path, Path]:
     (ws / "secrets" / "api.key").write_text("CANARY-secretsdir\n")
     for name in case.get("files", ()):
         (ws / name).touch()
+    for root, key in ((ws, "ws"), (home, "home")):
+        for rel, text in case.get(key, {}).items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
     return ws, home
 
 
