@@ -185,6 +185,9 @@ class Script:
     commands: tuple[Command, ...] = ()
     error: ParseFailure | None = None
     functions: tuple[str, ...] = field(default=())  # names defined by `f() { … }`
+    # Words bash expands that belong to no command: a for/select list, a case subject and its
+    # patterns. Nothing runs them, but their expansions happen (`for x in $TOKEN; do echo $x`).
+    loose_words: tuple[Word, ...] = field(default=())
 
     @property
     def ok(self) -> bool:

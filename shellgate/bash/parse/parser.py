@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..._record import replace
 from ..ir import Command, ParseFailure, Script, Span
 from ._lex import LexError, joined, prepass, unjoin
 from .walk import Unsupported, Walker, respan
@@ -92,7 +93,8 @@ def _parse(source: str | bytes) -> Script:
         return _fail(source, f"syntax error: {type(exc).__name__}: {exc}",
                      None, _respan(walker, back), walker.functions if walker else ())
     return Script(source=source, commands=_respan(walker, back), error=None,
-                  functions=tuple(walker.functions))
+                  functions=tuple(walker.functions),
+                  loose_words=tuple(replace(w, span=back(w.span)) for w in walker.loose_words))
 
 
 def _same(span: Span) -> Span:

@@ -91,6 +91,7 @@ class Walker:
         self.depth = depth
         self.commands: list[Command] = []
         self.functions: list[str] = []
+        self.loose_words: list[Word] = []  # see Script.loose_words
         self.seen: set[Span] = set()   # word spans decoded, checked against the lexer's
         self.visited: set[int] = set()  # constructs expanded, checked against the lexer's
         self._plain: list[tuple[tuple[Word, ...], tuple[Via, ...]]] = []  # see Walker.plain
@@ -278,7 +279,8 @@ class Walker:
         else:
             self.word(s, e)
         for w in words[1:]:
-            _, subs = self.word(w.pos[0] + off, w.pos[1] + off)
+            word, subs = self.word(w.pos[0] + off, w.pos[1] + off)
+            self.loose_words.append(word)
             for o in subs:
                 self.sub(o, via, parent)
 
@@ -363,7 +365,8 @@ class Walker:
             for pats, _ in op.clauses:
                 spans.extend(pats)
             for s, e in spans:
-                _, subs = self.word(s, e)
+                word, subs = self.word(s, e)
+                self.loose_words.append(word)
                 for o in subs:
                     self.sub(o, cvia, parent)
             for _, (bs, be) in op.clauses:
@@ -545,6 +548,7 @@ class Walker:
         for c in inner.commands:
             self.commands.append(_map_command(c, mapper, _strip_top(via), base, parent))
         self.functions.extend(inner.functions)
+        self.loose_words.extend(_map_word(w, mapper) for w in inner.loose_words)
 
     def add(self, cmd: Command) -> int:
         self.commands.append(cmd)

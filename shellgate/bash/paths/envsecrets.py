@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from ..facts import PathClass, PathOp, SensitiveHit
 from ..ir import Command, CommandKind, Span, Word
+from .globs import expand_braces, has_glob
 
 # Glob patterns over upper-cased variable names. A superset of the usual key names: a false hit
 # costs one prompt, a miss prints a key into the conversation.
@@ -90,16 +91,35 @@ def expanded_names(raw: str, *, quotes: bool = True) -> Iterable[str]:
             pos = m.start() + 1  # inside "…": a `$` then a literal quote
 
 
-def _word_hits(words: Iterable[Word], span: Span | None = None) -> list[SensitiveHit]:
+def _word_names(w: Word, braces: bool) -> Iterable[str]:
+    """The variable names a word expands. Brace expansion comes first in bash (in a command's
+    words and a for list, not in an assignment or a here-string), so braces may compose a name
+    the source never spells whole: ``$O{PENAI_API_KEY,}`` is ``$OPENAI_API_KEY $O``. Each
+    alternative is read too (quotes are not tracked there: a quoted brace that bash leaves
+    alone only finds a name too many)."""
+    yield from expanded_names(w.raw)
+    if braces and w.glob and "{" in w.raw:
+        alts = expand_braces(w.raw)
+        for alt in alts if len(alts) > 1 else ():
+            yield from expanded_names(alt)
+
+
+def _word_hits(words: Iterable[Word], span: Span | None = None, braces: bool = False) -> list[SensitiveHit]:
     out = []
     for w in words:
         if w.static or "$" not in w.raw:
             continue
-        for name in expanded_names(w.raw):
+        for name in dict.fromkeys(_word_names(w, braces)):
             pattern = secret_pattern(name)
             if pattern is not None:
                 out.append(SensitiveHit(f"${name}", PathClass.LEAK, PathOp.READ, span or w.span, pattern))
     return out
+
+
+def expansion_hits(words: Iterable[Word]) -> list[SensitiveHit]:
+    """Secret-named variables that words outside any command expand (``Script.loose_words``:
+    ``for x in $GITHUB_TOKEN; do echo $x; done`` prints the token through ``$x``)."""
+    return _word_hits(words, braces=True)
 
 
 def _heredoc_hits(cmd: Command) -> list[SensitiveHit]:
@@ -121,13 +141,25 @@ def _dump(span: Span) -> SensitiveHit:
 
 
 def _named(words: Iterable[Word]) -> list[SensitiveHit]:
-    """Operands that name a secret variable to print (``printenv GITHUB_TOKEN``)."""
+    """Operands that name a secret variable to print (``printenv GITHUB_TOKEN``). A name the
+    shell makes at run time is any name, so it counts as the whole environment: an expansion
+    (``printenv ${X:-GITHUB_TOKEN}``, ``printenv "$@"`` — no name at all prints every
+    variable) or a glob; braces are expanded (``printenv OPENAI_{API_KEY,X}``)."""
     out = []
     for w in words:
         name = w.text.split("=", 1)[0]
-        pattern = secret_pattern(name) if _NAME.fullmatch(name) else None
-        if pattern is not None:
-            out.append(SensitiveHit(f"${name}", PathClass.LEAK, PathOp.READ, w.span, pattern))
+        if _NAME.fullmatch(name):  # (`export A=$B`: the value is no name)
+            names = [name]
+        elif not w.static:
+            return [_dump(w.span)]
+        else:
+            names = [a.split("=", 1)[0] for a in expand_braces(name)] if w.glob else [name]
+        for n in names:
+            if w.glob and has_glob(n):
+                return [_dump(w.span)]
+            pattern = secret_pattern(n) if _NAME.fullmatch(n) else None
+            if pattern is not None:
+                out.append(SensitiveHit(f"${n}", PathClass.LEAK, PathOp.READ, w.span, pattern))
     return out
 
 
@@ -322,7 +354,7 @@ _PRINTERS = {
 def env_hits(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     """Leak-class reads of the environment by one executed command. ``has_inner``: a wrapper
     (``env``) runs a command of its own, listed separately."""
-    out = _word_hits(cmd.words) if cmd.words else []
+    out = _word_hits(cmd.words, braces=True) if cmd.words else []
     for a in cmd.assignments:
         out.extend(_word_hits((a.value,), a.span))
     for r in cmd.redirects:

@@ -153,7 +153,8 @@ _DIFF = CmdPaths(Role.READ, tree=True,
                  tree_flags=_fs("-r", "--recursive"), walk_flags=_fs("-r", "--recursive"),
                  follow_flags=_fs("-r", "--recursive"))  # diff follows links unless --no-dereference
 # git grep reads only tracked files, unless --no-index (the whole tree, ignored files too) or
-# --untracked --no-exclude-standard; git diff --no-index compares two trees whole.
+# --untracked (the untracked files too: a .env no .gitignore names, a secrets/ directory; with
+# --no-exclude-standard the ignored ones as well); git diff --no-index compares two trees whole.
 _GIT_GREP_FILES = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "-f"),
                            data_opts=_fs("-e", "-m", "--max-count", "-A", "-B", "-C", "--context",
                                          "--after-context", "--before-context", "--max-depth",
@@ -421,8 +422,7 @@ def _given(opt: str, flags: set[str]) -> bool:
 
 def git_tree_spec(sub: str, flags: set[str]) -> CmdPaths | None:
     """The entry for a git subcommand that reads whole directory trees outside the index."""
-    if sub == "grep" and (_given("--no-index", flags) or (_given("--untracked", flags)
-                                                           and _given("--no-exclude-standard", flags))):
+    if sub == "grep" and (_given("--no-index", flags) or _given("--untracked", flags)):
         return GIT_GREP_FILES
     if sub == "diff" and "--no-index" in flags:
         return GIT_DIFF_NO_INDEX

@@ -23,7 +23,7 @@ from ..commands.gitglobal import split_globals
 from ..facts import Context, PathClass, PathOp, SensitiveHit
 from ..ir import Command, CommandKind, Script, Span, Via, Word, own_args
 from . import rghidden, xargsnames
-from .envsecrets import env_hits
+from .envsecrets import env_hits, expansion_hits
 from .implicit import implicit_hits
 from .resolve import FOLLOW, VISIBLE, candidates, hits_for_text
 from .roles import (
@@ -55,7 +55,7 @@ def scan_script(script: Script, ctx: Context) -> tuple[SensitiveHit, ...]:
             start = c.words[0].span[0] if c.words else c.span[0]
             limits[c.parent] = min(limits.get(c.parent, start), start)
             inner.setdefault(c.parent, []).append(c.name)
-    out: list[SensitiveHit] = []
+    out: list[SensitiveHit] = list(expansion_hits(script.loose_words)) if script.loose_words else []
     seen: set[tuple[Span | None, PathClass, str]] = set()
     for i, cmd in enumerate(script.commands):
         below = xargsnames.roots(script, i) if cmd.via and cmd.via[-1] is Via.XARGS else None

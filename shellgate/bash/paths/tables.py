@@ -57,6 +57,12 @@ _ENV_TEMPLATES = ("*.example", "*.sample", "*.template", "*.dist", "*.defaults",
                   "*.example.*", "*.sample.*", "*.template.*", "*.tmpl", "*.tpl", "*.md", "*.txt",
                   "*.py", "*.ts", "*.js", "*.rb", "*.go", "*.rs", "*.d.ts", "*.test.ts")
 
+# The code and documents a source directory named secrets/ holds (a module of a secrets manager).
+_SECRETS_DIR_CODE = ("*.py", "*.ts", "*.tsx", "*.js", "*.jsx", "*.rb", "*.go", "*.rs", "*.java", "*.kt",
+                     "*.c", "*.h", "*.cc", "*.cpp", "*.hpp", "*.cs", "*.swift", "*.scala", "*.php", "*.ex",
+                     "*.exs", "*.md", "*.rst", "README*", ".gitkeep", ".gitignore", "*.example", "*.sample",
+                     "*.template", "*.example.*", "*.sample.*", "*.template.*")
+
 LEAK_RULES: tuple[PathRule, ...] = (
     # --- SSH (T1552.004) ---
     _leak("~/.ssh/**", "SSH private keys live here, whatever their name", _SSH_PUBLIC),
@@ -74,9 +80,22 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak("~/.terraform.d/credentials.tfrc.json", "Terraform Cloud API token"),
     _leak("~/.config/rclone/rclone.conf", "rclone remotes with their tokens"),
     _leak("~/.config/doctl/config.yaml", "DigitalOcean API token"),
+    _leak("~/.config/hcloud/cli.toml", "Hetzner Cloud API token"),
+    _leak("~/.databrickscfg", "Databricks personal access tokens"),
+    _leak("~/.terraformrc", "Terraform CLI config: credentials blocks hold API tokens"),
+    _leak("~/.config/containers/auth.json", "podman/buildah/skopeo registry auth"),
     # --- Developer-tool tokens ---
     _leak("~/.config/gh/hosts.yml", "GitHub CLI OAuth token"),
     _leak("~/.config/hub", "hub GitHub token"),
+    _leak("~/.config/glab-cli/config.yml", "GitLab CLI token"),
+    _leak("~/.{config/composer,composer}/auth.json", "Composer registry and GitHub tokens"),
+    _leak("~/.{cache/huggingface,huggingface}/token", "Hugging Face access token"),
+    _leak("~/.{config/ngrok,ngrok2}/ngrok.yml", "ngrok authtoken"),
+    _leak("~/.config/sops/age/keys.txt", "age private keys that decrypt SOPS files"),
+    _leak("~/.fly/config.yml", "Fly.io access token"),
+    _leak("~/.circleci/cli.yml", "CircleCI API token"),
+    _leak("~/.wrangler/config/default.toml", "Cloudflare wrangler OAuth token"),
+    _leak("~/.supabase/access-token", "Supabase access token"),
     _leak("~/.config/github-copilot/{hosts,apps}.json", "GitHub Copilot tokens"),
     _leak("{.netrc,_netrc}", "login/password pairs for curl, git, ftp"),
     _leak("~/.git-credentials", "git credential-store passwords in plain text"),
@@ -108,6 +127,9 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak("secrets.{yml,yaml,toml,ini,env}", "application secrets files"),
     _leak(".secrets{,.*}", "application secrets files", _ENV_TEMPLATES),
     _leak("*.tfstate{,.backup}", "Terraform state holds every generated secret in plain text"),
+    _leak("secrets/**", "a secrets directory (Docker Compose file secrets: secrets/db_password.txt)",
+          _SECRETS_DIR_CODE),
+    _leak("/{,var/}run/secrets/**", "Docker secrets and the Kubernetes service-account token live here"),
     # --- System and process secrets ---
     _leak("/etc/{shadow,gshadow,shadow-,gshadow-}", "password hashes"),
     _leak("/etc/security/opasswd", "old password hashes"),
