@@ -3,15 +3,21 @@
 These are never read-only; their effect is what ``accept-edits`` lets through: ``mkdir``,
 ``touch``, ``cp``, ``mv``, ``rm`` (of files: ``-r`` is never a plain edit), ``rmdir``, ``tee``.
 ``cp -l``/``-s`` make links (a later write "inside" would change a file outside), so they are
-EXEC. Targets must be static paths; see ``targets.py`` for how they are resolved.
+EXEC. Targets must be static paths; see ``targets.py`` for how they are resolved. ``mv`` and a
+``cp`` that keeps symlinks may still leave links at their targets: a later write of the same
+line there is judged unknown (``Finding.links``).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
+from ..._record import replace
+from ..facts import Effect
+from ..ir import Via, Word
 from .spec import Call, Command, Finding, Flag, Parsed, Takes
-from .targets import write_findings
+from .targets import landings, write_findings
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -29,8 +35,14 @@ def _all_operands(verb: str, need: int = 1, sink: bool = False):
     return check
 
 
+# cp options that copy a symlink as a symlink (recursion keeps the ones below the sources).
+_KEEPS_LINKS = ("-a", "-d", "-P", "-R")
+
+
 def _copy_like(verb: str, sources_written: bool):
-    """cp/mv: the target is ``-t DIR`` or the last operand; mv also removes its sources."""
+    """cp/mv: the target is ``-t DIR`` or the last operand; mv also removes its sources.
+    Both may leave a link at the target (mv always: a moved symlink, or a file with other
+    names, stays one), and cp writes below it too (``targets.landings``)."""
     def check(p: Parsed, call: Call) -> Iterable[Finding]:
         target_dir = p.values_of("-t", "--target-directory")
         operands = list(p.operands)
@@ -42,10 +54,33 @@ def _copy_like(verb: str, sources_written: bool):
             return [Finding(f"{call.command.name} needs a source and a target", call.command.span,
                             "readonly.operand")]
         out = write_findings(targets, call, verb)
+        if sources_written or p.has(*_KEEPS_LINKS):
+            into = bool(target_dir) or len(sources) > 1 or targets[0].text.endswith("/")
+            out = [replace(f, links=_left_at(f.writes, sources, p, into, call)) if f.effect is Effect.WRITE
+                   else f for f in out]
         if sources_written:
             out += write_findings(sources, call, "mv removes")
+        else:
+            out += landings(targets, sources, call, verb, recursive=p.has("-R", "-a"),
+                            parents=p.has("--parents"), no_target_dir=p.has("-T"))
         return out
     return check
+
+
+def _left_at(targets: tuple[str, ...], sources: list[Word], p: Parsed, into: bool,
+             call: Call) -> tuple[str, ...]:
+    """Where a cp/mv to ``targets`` (absolute) may leave links: ``DIR/basename(SOURCE)`` when
+    it copies into a directory (``into``: ``-t``, several sources or a trailing ``/``; or one
+    that exists) and every source name is static, else the targets themselves (and all below
+    them). A name find or xargs pastes in is not static (``{}``)."""
+    names = [s.text.rstrip("/") for s in sources if s.static and not s.glob and not s.pasted
+             and not ("{}" in s.text and Via.FIND_EXEC in call.command.via)]
+    if not p.has("--parents"):
+        names = [os.path.basename(n) for n in names]
+    if p.has("-T") or len(names) < len(sources) or not all(n not in ("", ".", "..") for n in names) \
+            or not (into or any(os.path.isdir(t) for t in targets)):
+        return targets
+    return tuple(os.path.normpath(f"{t}/{n}") for t in targets for n in names)
 
 
 MKDIR = Command("mkdir", reads=False, check=_all_operands("mkdir creates"), safe=[

@@ -106,6 +106,10 @@ class Finding:
     rule: str
     effect: Effect = Effect.EXEC
     writes: tuple[str, ...] = ()   # a WRITE: the absolute paths it writes, when known
+    # absolute paths where the write may leave a link to anywhere (a symlink copied or moved
+    # there, a tree holding some, a moved file with other names): what a later write of the
+    # line there reaches is not known before the line runs (``Call.line_links``)
+    links: tuple[str, ...] = ()
 
 
 @record
@@ -119,6 +123,8 @@ class Call:
     this command's own included) may create or change before or while this command runs —
     absolute paths, or None when one of them is not known (see ``readonly.line_writes``): a
     glob may then expand to a name made a moment earlier, git may read a config written then.
+    ``line_links``: (command index, absolute path) of each write of the line that may make a
+    link there (``Finding.links``); a write at, below or through one is not a plain edit.
     """
 
     command: IRCommand
@@ -128,6 +134,7 @@ class Call:
     cwds: tuple[Path, ...] | None
     wild_tail: bool = False
     line_writes: tuple[str, ...] | None = ()
+    line_links: tuple[tuple[int, str], ...] = ()
 
 
 @record

@@ -133,11 +133,22 @@ def command_findings(script: Script, ctx: Context, cwds: tuple[Path, ...] | None
            for i, cmd in enumerate(script.commands)]
     writes = line_writes(per)
     if writes != ():
+        links = line_links(per)
         tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, cwds, writes)
                  for i, cmd in enumerate(script.commands)]
-        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i], line_writes=writes))
+        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i], line_writes=writes,
+                                  line_links=links))
                for i, cmd in enumerate(script.commands)]
     return per
+
+
+def line_links(per_command: list[list[Finding]]) -> tuple[tuple[int, str], ...]:
+    """(command index, path) of each plain write of the line that may make a link there
+    (``Finding.links``: ``cp -a``, ``cp -r``, ``mv``). The gate judges a later write by the
+    tree as it is before the line runs: ``cp -a rc copy; echo x >> copy`` appends to wherever
+    ``rc`` leads, though ``copy`` does not exist yet."""
+    return tuple(dict.fromkeys((i, p) for i, found in enumerate(per_command) for f in found
+                               if f.effect is Effect.WRITE for p in f.links))
 
 
 def line_writes(per_command: list[list[Finding]]) -> tuple[str, ...] | None:
