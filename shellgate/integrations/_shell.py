@@ -17,9 +17,11 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .._record import field, record
+
+T = TypeVar("T")
 
 STATUSES = ("allowed", "ran", "denied", "needs_approval", "declined", "error")
 
@@ -261,12 +263,13 @@ class Shell:
         with self._lock:
             if approved and asked is not None:
                 now = self.preflight(command)
-                if now.status == "needs_approval" and now.prompt_text() != asked:
+                question = now.prompt_text()
+                if now.status == "needs_approval" and question != asked:
                     return ShellResult(command, "needs_approval", "ask",
-                                       "the question changed since the user answered it (the "
-                                       f"command would now run in {now.cwd}); nothing ran: "
+                                       "the question changed since the user answered it "
+                                       f"({_changed(asked, question)}); nothing ran: "
                                        f"{now.reason}", now.warnings, cwd=now.cwd,
-                                       extra=now.extra)
+                                       extra={**now.extra, "question": question})
             return self._run(command, approved, approver, timeout, tool_use_id)
 
     def _run(self, command: str, approved: bool, approver: Approver | None,
@@ -333,6 +336,41 @@ class Shell:
     @staticmethod
     def _failed(command: str, exc: BaseException) -> ShellResult:
         return ShellResult(command, "error", "deny", f"{type(exc).__name__}: {exc}")
+
+
+def _changed(asked: str, now: str) -> str:
+    """What a re-asked question says that the answered one did not: its first new line (the
+    working directory after a ``cd``, the command after an edit), for the refusal's reason."""
+    before = set(asked.splitlines())
+    new = [line for line in now.splitlines() if line and line not in before]
+    return f"it would now say {new[0]!r}" if new else "it is worded differently now"
+
+
+class Asked(Generic[T]):
+    """What each call put to the user (a question, or one per command), by call id, until its
+    run takes it — an approval is then checked against what was asked, not what would be
+    asked now. Bounded: a call whose client went away must not keep its question for ever."""
+
+    LIMIT = 256
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_call: dict[str, T] = {}
+
+    def put(self, call: str, asked: T) -> None:
+        with self._lock:
+            self._by_call.pop(call, None)
+            self._by_call[call] = asked
+            while len(self._by_call) > self.LIMIT:
+                del self._by_call[next(iter(self._by_call))]
+
+    def take(self, call: str) -> T | None:
+        with self._lock:
+            return self._by_call.pop(call, None)
+
+    def peek(self, call: str) -> T | None:
+        with self._lock:
+            return self._by_call.get(call)
 
 
 def _where(cwd: str, workspace: str) -> list[str]:

@@ -25,7 +25,7 @@ module imports ``mcp`` only when a server is built.
 # registration, and they name classes local to build_server().
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ._shell import Shell, ShellResult
+from ._shell import Asked, Shell, ShellResult
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -100,7 +100,7 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
         form = caps.elicitation if caps is not None else None
         return form is not None and (form.form is not None or form.url is None)
 
-    asked = _Asked()
+    asked: Asked[str] = Asked()
 
     def approval(command: str, ctx: Context) -> Elicit[Approval] | ShellResult:
         """Resolver: the gate's verdict, or a question to the user when it says *ask* (kept
@@ -152,30 +152,6 @@ def build_server(shell: Shell | None = None, *, workspace: str | None = None,
                                          tool_use_id=_call_id(ctx)))
 
     return server
-
-
-class _Asked:
-    """The question each call put to the user, by call id, until its run takes it (bounded:
-    a call whose client went away must not keep its question for ever)."""
-
-    LIMIT = 256
-
-    def __init__(self) -> None:
-        import threading
-
-        self._lock = threading.Lock()
-        self._by_call: dict[str, str] = {}
-
-    def put(self, call: str, question: str) -> None:
-        with self._lock:
-            self._by_call.pop(call, None)
-            self._by_call[call] = question
-            while len(self._by_call) > self.LIMIT:
-                del self._by_call[next(iter(self._by_call))]
-
-    def take(self, call: str) -> str | None:
-        with self._lock:
-            return self._by_call.pop(call, None)
 
 
 def _call_id(ctx: Any) -> str:

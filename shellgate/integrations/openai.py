@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._shell import Approver, Shell, ShellResult
+from ._shell import Approver, Asked, Shell, ShellResult
 
 TOOL_NAME = "shell"
 DENIED_EXIT = 126   # what bash reports for "found but cannot run": nothing ran
@@ -60,36 +60,78 @@ class ShellgateShell:
                  timeout: float | None = 120.0, shell: Shell | None = None) -> None:
         self.shell = shell or Shell(workspace, mode, config, timeout=timeout, agent="openai")
         self.approver = approver
+        self._asked: Asked[tuple[tuple[str, ...], tuple[str | None, ...]]] = Asked()
 
     # --- Agents SDK -----------------------------------------------------------------------
 
     def needs_approval(self, ctx: Any, action: Any, call_id: str) -> bool:
-        """``ShellTool(needs_approval=…)``: true when any command would be asked about."""
-        commands = _get(action, "commands") or []
-        return any(self.shell.preflight(c).status == "needs_approval" for c in commands)
+        """``ShellTool(needs_approval=…)``: true when any command would be asked about. What
+        each command would be asked (at the cwd of this moment) is kept for the call id: the
+        SDK's approval answers that, and :meth:`execute` holds each command to it."""
+        commands = tuple(_get(action, "commands") or [])
+        pending = [self.shell.preflight(c) for c in commands]
+        questions = tuple(p.prompt_text() if p.status == "needs_approval" else None
+                          for p in pending)
+        if any(q is not None for q in questions):
+            self._asked.put(call_id, (commands, questions))
+            return True
+        return False
+
+    def question(self, call_id: str) -> str:
+        """What a pending call asks, for an approval UI: each command's question, in order
+        (the SDK's ``ToolApprovalItem`` shows only the commands, not where they would run)."""
+        record = self._asked.peek(call_id)
+        return "\n\n".join(q for q in record[1] if q) if record else ""
 
     def execute(self, request: Any) -> Any:
         """``ShellTool(executor=…)``: run ``request.data.action.commands`` in order.
 
-        An *ask* runs only when the SDK recorded a human's approval for this call id; without
-        one (the tool registered without ``needs_approval``) it is refused like a deny.
+        An *ask* runs only when the SDK recorded a human's approval for this call id and the
+        command would still be asked what :meth:`needs_approval` asked — one approval for
+        ``["cd keep", "rm -r data"]`` was asked about ``rm -r data`` where the call began, so
+        after the ``cd`` it is refused, and so is every command after it. Without an approval
+        (the tool registered without ``needs_approval``) an ask is refused like a deny.
         """
         from agents import ShellCallOutcome, ShellCommandOutput
         from agents import ShellResult as SdkResult
 
         data = request.data
         action = data.action
-        approved = _approved(request, data.call_id)
         timeout = action.timeout_ms / 1000 if action.timeout_ms else None
         outputs = []
-        for command in action.commands:
-            r = self.shell.run(command, approved=approved, timeout=timeout)
+        for command, r in zip(action.commands, self._run_all(
+                data.call_id, list(action.commands), _approved(request, data.call_id), timeout),
+                strict=True):
             stdout, stderr, outcome = _streams(r)
             outputs.append(ShellCommandOutput(
                 stdout=_cap(stdout, action.max_output_length),
                 stderr=_cap(stderr, action.max_output_length), command=command,
                 outcome=ShellCallOutcome(type=outcome["type"], exit_code=outcome.get("exit_code"))))
         return SdkResult(output=outputs, max_output_length=action.max_output_length)
+
+    def _run_all(self, call_id: str, commands: list[str], approved: bool,
+                 timeout: float | None) -> list[ShellResult]:
+        """One approved call's commands, each bound to its own question (a command not asked
+        about then gets no approval now); after a refusal the rest do not run, since the
+        user approved the sequence, not what is left of it."""
+        record = self._asked.take(call_id) if approved else None
+        if record is not None and record[0] != tuple(commands):
+            record = None   # not the commands asked about
+        questions = record[1] if record is not None else (None,) * len(commands)
+        results: list[ShellResult] = []
+        for command, question in zip(commands, questions, strict=True):
+            if results and approved and not results[-1].ran:
+                results.append(self.shell.declined(
+                    command, "not run: an earlier command of this approved call was refused"))
+                continue
+            r = self.shell.run(command, approved=question is not None, asked=question,
+                               timeout=timeout)
+            if approved and question is None and r.status == "needs_approval":
+                r = self.shell.declined(command, "the approval does not cover this command: "
+                                        "it was not asked about when the user said yes; "
+                                        f"nothing ran: {r.reason}")
+            results.append(r)
+        return results
 
     def execute_local(self, request: Any) -> str:
         """``LocalShellTool(executor=…)``: one argv; the result is a JSON string."""
