@@ -7,6 +7,7 @@ Only ``tree -o``/``-R`` (write output files), ``file -C`` (compiles a magic file
 from __future__ import annotations
 
 from .spec import Command, Flag, Takes
+from .treeinputs import TREE_LISTS, TREE_RULES
 
 V = Takes.VALUE
 P = Takes.PATH
@@ -33,19 +34,7 @@ LS = Command("ls", reads=False, safe=[
     Flag("--zero"), Flag("-1"), *HELP])
 
 # tree reads a bundle one letter at a time and takes values from the following words in order.
-# The flags that make tree open files besides listing directories, declared once here (the path
-# roles, paths/roles.py, read them from here too):
-# * TREE_LISTS: the operands are files whose lines are printed as the tree.
-# * TREE_RULES: each listed directory's rule file is read (--info: .info, whose comments are
-#   printed; --gitignore: .gitignore, whose patterns hide the names they match), and a file
-#   operand is opened as one (tree 2.1.0 new_infofile/new_ignorefile: `fopen(path)` when the
-#   path is a regular file). strace: `tree --info ~/.aws/credentials` and `tree --gitignore
-#   ~/.aws/credentials` open the credentials (fuzz campaign findings); a .gitignore linked to a
-#   secret hides every listed name one of its lines matches (tests/test_tables_polish.py).
-# Their values' files (--gitfile, --infofile, --hintro, --houtro) are Takes.PATH. -X and -J are
-# output formats only: strace shows no file opened for them.
-TREE_LISTS = ("--fromfile", "--fromtabfile")
-TREE_RULES = ("--info", "--gitignore")
+# The flags that make it open files besides listing directories: commands/treeinputs.py.
 TREE = Command(
     "tree", reads=lambda p: p.has(*TREE_LISTS, *TREE_RULES), attach=False, abbrev=False,
     safe=[*(Flag(f"-{c}") for c in "adlfxqNQpugshDFvtcUrCAiSnXJ"),

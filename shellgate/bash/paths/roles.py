@@ -12,7 +12,7 @@ from __future__ import annotations
 from enum import Enum
 
 from ..._record import record, replace
-from ..commands.files import TREE_LISTS, TREE_RULES
+from ..commands.treeinputs import TREE_LISTS, TREE_RULES
 
 
 class Role(Enum):
@@ -209,7 +209,7 @@ _TREE = CmdPaths(Role.META, data_opts=_fs("-L", "-P", "-I", "--charset", "--file
                                           "--sort"),
                  write_opts=_fs("-o"),
                  # --info/--gitignore read each walked directory's .info/.gitignore (a link to a
-                 # secret, say) and open a file operand as one (commands/files.py TREE_RULES)
+                 # secret, say) and open a file operand as one (commands/treeinputs.py TREE_RULES)
                  walk_flags=_fs(*TREE_RULES), tree_flags=_fs(*TREE_RULES), default_dot=True,
                  flags=_fs(*(f"-{c}" for c in "adlfxACDFJXinpsughqNQrtvcU"), "--dirsfirst",
                            "--fromfile", "--fromtabfile",
