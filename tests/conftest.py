@@ -125,7 +125,14 @@ def reap_orphans() -> int:
 
 @pytest.fixture(scope="module", autouse=True)
 def _no_orphan_zombies() -> Iterator[None]:
-    """After each test module, the orphans it left here are reaped (:func:`reap_orphans`)."""
+    """After each test module, the orphans it left here are reaped (:func:`reap_orphans`), and
+    its garbage is collected: a framework's event loop left for the collector (pydantic-ai's,
+    the MCP client's) otherwise runs ``BaseEventLoop.__del__`` wherever the next collection
+    happens — inside ``ast.parse`` of a later module, CPython 3.11 then raises "AST constructor
+    recursion depth mismatch" (tests/test_import_graph.py did, after the adapter tests)."""
     yield
     reap_orphans()
+    import gc
+
+    gc.collect()
 
