@@ -366,7 +366,9 @@ def _git_prints_tracked_secrets(cmd: Command, ctx: Context) -> list[SensitiveHit
     table (its index read without git), or one of whose submodules does (``grep
     --recurse-submodules``, ``--submodule=diff`` and the ``submodule.recurse``/``diff.submodule``
     keys print their files), reads that secret; so does one in a repository whose index cannot
-    be read exactly (bare, split, past the bound), or with ``--git-dir``/``-c``/``GIT_DIR``."""
+    be read exactly (bare, split, past the bound), or with ``--git-dir``/``-c``/``GIT_DIR``.
+    And a file the index no longer tracks is still in the object store: such a form in a
+    repository any of whose trees ever held a secret's name (:func:`_history_leak`) reads it."""
     from ..commands.gitglobal import split_globals
     from .resolve import leak_among
 
@@ -379,41 +381,83 @@ def _git_prints_tracked_secrets(cmd: Command, ctx: Context) -> list[SensitiveHit
         return []
     why = f"git {sub} prints what the repository tracks"
     for d in dirs:
-        for where, names, whom in _tracked_here_and_below(d, ctx.home, elsewhere):
+        found = _tracked_here_and_below(d, ctx.home, elsewhere)
+        for where, names, whom, _objects in found:
             if names is None:
                 return [SensitiveHit(where, PathClass.LEAK, PathOp.READ, cmd.span,
                                      f"{why}, and the index of {whom} was not read exactly")]
             if (leak := leak_among(where, names, ctx)) is not None:
                 return [SensitiveHit(leak, PathClass.LEAK, PathOp.READ, cmd.span,
                                      f"{why}: {whom} tracks a secret")]
+        for where, _names, whom, objdir in found:
+            if (hit := _history_leak(where, whom, objdir, sub, cmd, ctx)) is not None:
+                return [hit]
     return []
 
 
-_Tracked = tuple[str, list[bytes] | None, str]   # a work tree, its tracked names (None: unknown), whom
+def _history_leak(where: str, whom: str, objdir: tuple[Path, int] | None, sub: str, cmd: Command,
+                  ctx: Context) -> SensitiveHit | None:
+    """A hit when a tree of the object store of ``whom`` ever held a name of the leak table
+    (``git rm --cached .env`` keeps it in every earlier commit, the reflog, the stash and as an
+    unreachable object ``git show <sha>`` still prints), or when the store is not read exactly
+    (``git.objects``: a partial clone, past the bound)."""
+    from ..git import history
+    from .resolve import leak_among, leak_name_pattern
+
+    why = f"git {sub} prints the history of {whom}"
+    if objdir is None:
+        return SensitiveHit(where, PathClass.LEAK, PathOp.READ, cmd.span,
+                            f"{why}, and its object store is not known")
+    rx = leak_name_pattern(ctx)
+    names, unread = history.ever_held(objdir[0], objdir[1], rx.pattern,
+                                      lambda n: bool(rx.fullmatch(n.lower())))
+    if names is None:
+        return SensitiveHit(where, PathClass.LEAK, PathOp.READ, cmd.span,
+                            f"{why}, and its object store was not read exactly ({unread})")
+    leak = leak_among(where, [n.encode("utf-8", "surrogateescape") for n in names], ctx)
+    if leak is None:
+        return None
+    return SensitiveHit(leak, PathClass.LEAK, PathOp.READ, cmd.span,
+                        f"{why}: a commit there once held a secret")
+
+
+# A work tree, its tracked names (None: unknown), whom, its object store and hash size (None: unknown).
+_Tracked = tuple[str, list[bytes] | None, str, tuple[Path, int] | None]
 
 
 def _tracked_here_and_below(d: Path, home: Path, elsewhere: bool) -> list[_Tracked]:
     """What the repository git uses in ``d`` tracks, and every submodule git may enter from it
-    (``config.submodule_repos``): (work tree, names, whom); nothing outside a repository."""
+    (``config.submodule_repos``): (work tree, names, whom, object store); nothing outside a
+    repository."""
     from ..git import config, index
 
     found = None if elsewhere else index.tracked(d, TRACKED_BOUND)
     if found is None and not elsewhere:
         return []   # no repository: git prints nothing
     if found is None or found[1] is None:
-        return [(str(found[0]) if found is not None else str(d), None, "the repository")]
-    out: list[_Tracked] = [(str(found[0]), found[1], "the repository")]
+        return [(str(found[0]) if found is not None else str(d), None, "the repository", None)]
     try:
         repo = config.discover(d)
         subs = config.submodule_repos(repo, home) if repo is not None else []
     except config.ConfigError:
-        return [*out, (str(found[0]), None, "a submodule")]
+        return [(str(found[0]), found[1], "the repository", None),
+                (str(found[0]), None, "a submodule", None)]
+    out: list[_Tracked] = [(str(found[0]), found[1], "the repository", _store(repo))]
     for sub in subs:
         size = index.hash_size(sub)
         names = None if size is None else index.names(sub.gitdir, size, TRACKED_BOUND)
         top = str(sub.worktree or sub.gitdir)
-        out.append((top, names, f"the submodule at {top}"))
+        out.append((top, names, f"the submodule at {top}", _store(sub)))
     return out
+
+
+def _store(repo: object) -> tuple[Path, int] | None:
+    """A repository's object directory and hash size; None when its config is not read."""
+    from ..git import config, index
+
+    if not isinstance(repo, config.Repo) or (size := index.hash_size(repo)) is None:
+        return None
+    return repo.commondir / "objects", size
 
 
 TRACKED_BOUND = 100_000   # index entries read (~0.6 us each); a bigger index counts as unread

@@ -1130,6 +1130,12 @@ def leak_among(root: str, names: Iterable[bytes], ctx: Context) -> str | None:
     return None
 
 
+def leak_name_pattern(ctx: Context) -> re.Pattern[str]:
+    """The names (lowercased, the last segment) an anywhere leak rule of ``ctx``'s table may
+    end with: what :func:`leak_among` looks at first."""
+    return _rx(_home_table(ctx)[1].leak_names)
+
+
 def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
                    note: Note | None = None, skip: frozenset[str] = _WALK_SKIP,
                    follow: bool = False, ignores: list[str] | None = None,
