@@ -1,7 +1,12 @@
-"""Where the XDG base directories are: shared by the path table (a secret under
-``~/.config`` is also one where ``XDG_CONFIG_HOME`` moves it), the audit log and the sandbox
-(shellgate's own state, the undo watchers' FIFOs). Standard library only: the hook path
-imports it."""
+"""Where the XDG base directories are, and so where shellgate keeps its own files: shared by the
+path table (a secret under ``~/.config`` is also one where ``XDG_CONFIG_HOME`` moves it), the
+audit log, the sandbox (shellgate's own state, the undo watchers' FIFOs) and every cache (the
+one way a cache file is written is here too). Standard library only: the hook path imports it.
+
+Every grant keeps the cache directory read-only (sandbox/locations.own_state), so what a hook
+finds there was written by shellgate itself, outside any sandbox: the remembered probe, the
+seccomp filter files, the expanded path table, the remembered confined lines, what a
+repository's history holds."""
 
 from __future__ import annotations
 
@@ -35,3 +40,21 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     base = env.get("XDG_STATE_HOME") or ""
     root = Path(base) if os.path.isabs(base) else Path(os.path.expanduser("~/.local/state"))
     return root / "shellgate"
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/shellgate`` (``~/.cache/shellgate``): read-only to every command."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~/.cache"))
+    return root / "shellgate"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` atomically; a failure leaves the old file (caches are never essential)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass

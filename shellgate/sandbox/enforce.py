@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._record import record
-from .cachefiles import cache_dir, write_atomic
+from .._xdg import cache_dir, write_atomic
 from .disk import Disk, still_true
 from .env import DENIED
 from .probe import Tier

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from .cachefiles import cache_dir, write_atomic
+from .._xdg import cache_dir, write_atomic
 from .disk import Disk
 from .links import Linked, other_names
 from .policy import Limits, Policy, within

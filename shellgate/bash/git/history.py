@@ -23,7 +23,7 @@ def ever_held(objdir: Path, hash_size: int, pattern: str,
     """The paths under which a tree of the store at ``objdir`` held a name ``wanted`` accepts
     (``pattern``: what identifies ``wanted`` in the cache), or None and why the store was not
     read exactly."""
-    from ...sandbox.cachefiles import cache_dir, write_atomic
+    from ..._xdg import cache_dir, write_atomic
 
     try:
         sig = objects.signature(objdir)

@@ -389,10 +389,38 @@ def _git_prints_tracked_secrets(cmd: Command, ctx: Context) -> list[SensitiveHit
             if (leak := leak_among(where, names, ctx)) is not None:
                 return [SensitiveHit(leak, PathClass.LEAK, PathOp.READ, cmd.span,
                                      f"{why}: {whom} tracks a secret")]
+        if _worktree_only(sub, args):
+            continue
         for where, _names, whom, objdir in found:
             if (hit := _history_leak(where, whom, objdir, sub, cmd, ctx)) is not None:
                 return [hit]
     return []
+
+
+# `git diff` with none of these compares the work tree with the index: it prints only what the
+# index tracks (checked above), never a tree of the history. Exact words: git reads long diff
+# options by unique prefix, so `--cach` would be `--cached` (HEAD's tree).
+_WORKTREE_DIFF = frozenset({"--stat", "--shortstat", "--numstat", "--name-only", "--name-status",
+                            "-p", "-u", "--patch", "--color", "--no-color", "--no-ext-diff",
+                            "-w", "--ignore-all-space", "-b", "--ignore-space-change",
+                            "--word-diff", "--exit-code", "--quiet", "--no-pager"})
+_WORKTREE_DIFF_VALUED = lazy_compile(r"(?:-U|--unified=|--stat=|--color=)[0-9a-z]*")
+
+
+def _worktree_only(sub: str, args: Sequence[Word]) -> bool:
+    """``git diff`` of the work tree against the index (the form agents run after every
+    edit): no operand before ``--`` (one could be a revision) and only options of the list
+    above; its output holds tracked files only, so the history is not asked about."""
+    if sub != "diff":
+        return False
+    for w in args:
+        if not w.static:
+            return False
+        if w.text == "--":
+            return True
+        if w.text not in _WORKTREE_DIFF and not _WORKTREE_DIFF_VALUED.fullmatch(w.text):
+            return False
+    return True
 
 
 def _history_leak(where: str, whom: str, objdir: tuple[Path, int] | None, sub: str, cmd: Command,
