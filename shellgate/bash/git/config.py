@@ -628,7 +628,9 @@ def implant_location(path: str, workspace: Path, home: Path) -> str | None:
     — or None. A repository that cannot be inspected is reported too (fail closed). Never
     raises."""
     try:
-        repos = {r.commondir: r for r in (_discovered(_existing_dir(path)), _discovered(workspace))
+        parent = os.path.dirname(path)   # the written files of a tree share their directories
+        here = memo.get(("existing", parent), lambda: _existing_dir(path))
+        repos = {r.commondir: r for r in (_discovered(here), _discovered(workspace))
                  if r is not None}
         for repo in repos.values():
             *configs, commondir, hooks = memo.get(("protected", repo, home),

@@ -1402,6 +1402,24 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
     return len(classes) == 2
 
 
+real_path = _real   # for landing.py: a tree's new names resolved the way a word's are
+
+
+def new_write_checker(ctx: Context) -> Callable[[str, str], bool]:
+    """``may_hit(path, real_parent)``: whether ``hits_for_text`` may find the write of ``path``
+    (absolute, normalised) a hit, when neither it nor its directory exists yet (the
+    directory's real path: ``real_parent``). Its steps for such a path but those that look at
+    the path on disk (it is not there: no link, no hard link). For the many names a tree copy
+    creates (``landing.py``); a yes is then asked of ``hits_for_text`` itself."""
+    table = _home_table(ctx)[1]
+
+    def may_hit(path: str, real_parent: str) -> bool:
+        return bool(_literal_alts(path, table)
+                    or _literal_alts(f"{real_parent}/{posixpath.basename(path)}", table)
+                    or _git_implant(path, ctx) is not None)
+    return may_hit
+
+
 _GIT_WRITES = frozenset({Role.WRITE, Role.RW, Role.ATTR, Role.UNSURE})
 # A hard link of a secret is the secret for whatever reads or replaces its bytes; one of an
 # implant file is the implant for whatever writes its bytes or mode (chmod through any name).

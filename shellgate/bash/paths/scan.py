@@ -25,6 +25,7 @@ from ..ir import Command, CommandKind, Script, Span, Via, Word, own_args
 from . import rghidden, xargsnames
 from .envsecrets import env_hits, expansion_hits
 from .implicit import implicit_hits
+from .landing import landing_hits
 from .resolve import FOLLOW, VISIBLE, candidates, hits_for_text
 from .roles import (
     COMMANDS,
@@ -418,7 +419,7 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
     if spec.dest:
         if _makes_hard_links(name, p.flags):
             role = Role.RW   # a second name for a file reads and writes it (see _makes_hard_links)
-        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule, walk) + extra
+        return out + _dest_hits(ops, p.target_dir, name, role, tree, ctx, dot_rule, walk, p.flags) + extra
     if spec.second_writes and len(ops) >= 2:
         out.extend(_word_hits(ops[1], Role.WRITE, ctx, dot_rule))
         ops = [ops[0], *ops[2:]]
@@ -517,18 +518,25 @@ def _inner_span(w: Word, a: int, b: int) -> Span:
 
 
 def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Role, tree: bool,
-               ctx: Context, dot_rule: bool, walk: int = False) -> list[SensitiveHit]:
-    """cp/mv/ln/install/rsync/scp: sources are read, the destination (or DEST/basename) written."""
+               ctx: Context, dot_rule: bool, walk: int = False,
+               flags: set[str] | frozenset[str] = frozenset()) -> list[SensitiveHit]:
+    """cp/mv/ln/install/rsync/scp: sources are read, the destination (or DEST/basename) written,
+    and a tree copied or moved writes every name it holds below that (``landing.py``)."""
     out: list[SensitiveHit] = []
+    maybe_dir = False   # a destination that is no directory now may be one when the command runs
     if target_dir is not None:
         sources, dest, into = ops, target_dir, True
+    elif len(ops) >= 2 and name in _NO_TARGET_DIR_CMDS and flags & _NO_TARGET_DIR:
+        sources, dest, into = ops[:-1], ops[-1], False   # `cp -rT tpl .claude`: tpl's contents are .claude's
     elif len(ops) >= 2:
         sources, dest = ops[:-1], ops[-1]
         into = dest.text.endswith("/") or len(sources) > 1 or _is_dir(dest.text, ctx)
+        maybe_dir = not into
     elif len(ops) == 1 and name in ("ln", "link"):
         sources, dest, into = ops, Word(".", ".", ops[0].span), True
     else:
         sources, dest, into = ops, None, False
+    given = sources
     if name in ("scp", "rsync"):  # another machine's paths are not ours
         sources = [w for w in sources if not _is_remote(w.text)]
         if dest is not None and _is_remote(dest.text):
@@ -559,7 +567,39 @@ def _dest_hits(ops: list[Word], target_dir: Word | None, name: str, src_role: Ro
                 out.extend(_word_hits(Word(joined, joined, dest.span, dest.static and w.static,
                                            dest.glob or w.glob, dest.quoted or w.quoted),
                                       Role.WRITE, ctx, dot_rule, tree=tree))
+    if tree and name in _LANDS_TREES and not (out and any(h.cls is PathClass.IMPLANT for h in out)):
+        parents = bool(flags & (_RELATIVE if name == "rsync" else _PARENTS))
+        lands = [(w, None if _is_remote(w.text) and name in ("scp", "rsync")
+                  else _tops(w.text, name, into, maybe_dir, parents)) for w in given]
+        out.extend(landing_hits(lands, dest, ctx, dot_rule))
     return out
+
+
+# The commands that write a whole tree below their destination (`cp -r`, `mv DIR`, `rsync -a`,
+# `scp -r`); `ln -s DIR` makes one link (and is no plain edit), `install` copies files only.
+_LANDS_TREES = frozenset({"cp", "gcp", "mv", "rsync", "scp"})
+_NO_TARGET_DIR = frozenset({"-T", "--no-target-directory"})
+_NO_TARGET_DIR_CMDS = frozenset({"cp", "gcp", "mv", "install"})   # (rsync's -T is --temp-dir)
+_PARENTS = frozenset({"--parents"})
+_RELATIVE = frozenset({"-R", "--relative"})
+
+
+def _tops(text: str, name: str, into: bool, maybe_dir: bool, parents: bool) -> tuple[str, ...]:
+    """Where the top of source ``text`` lands, relative to the destination: ``""`` (its
+    contents are the destination's: ``tpl/.``, rsync's ``tpl/``, or a tree renamed), its name
+    (copied into a directory), its path as given (``--parents``, rsync ``-R``: after ``/./``).
+    A destination that is no directory now may be one by then (``mkdir t; cp -r tpl t``): both."""
+    bare = text.rstrip("/")
+    base = bare.rsplit("/", 1)[-1]
+    if base in ("", ".", "..") or (name == "rsync" and text.endswith("/")):
+        return ("",)
+    if parents:
+        rel = bare.split("/./", 1)[1] if name == "rsync" and "/./" in bare else bare
+        rel = os.path.normpath(rel).lstrip("/")
+        return (rel if not rel.startswith("..") else "",)
+    if into or name == "rsync":
+        return (base,)
+    return ("", base) if maybe_dir else ("",)
 
 
 def _implied_no_index(words: tuple[Word, ...], ctx: Context) -> bool:
