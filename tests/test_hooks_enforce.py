@@ -604,24 +604,24 @@ def test_what_a_read_rule_names_is_masked_in_the_line(tmp_path, shell):
 # Writes the classifier cannot pin to a path (trust allows them: exec is allowed there) that
 # reach what an Edit() deny rule names; only the sandbox stands between them and the files.
 RULE_WRITES = [
-    "truncate -s0 secrets/db.txt",
-    "dd if=/dev/zero of=secrets/db.txt count=1",
-    "python3 -c \"open('secrets/db.txt', 'w').write('x')\"",
+    "truncate -s0 private/db.txt",
+    "dd if=/dev/zero of=private/db.txt count=1",
+    "python3 -c \"open('private/db.txt', 'w').write('x')\"",
     "find . -name db.txt -delete",
-    "ln -sf /etc/hostname secrets/db.txt",
-    "chmod 000 secrets/db.txt",
+    "ln -sf /etc/hostname private/db.txt",
+    "chmod 000 private/db.txt",
     "python3 -c \"open('keys/id.k' + 'ey', 'a').write('x')\"",
 ]
 
 
 def _rule_world(tmp_path: Path) -> dict:
     world = make_world(tmp_path)
-    for rel in ("secrets/db.txt", "keys/id.key", "docs/free.txt"):
+    for rel in ("private/db.txt", "keys/id.key", "docs/free.txt"):
         (world["work"] / rel).parent.mkdir(exist_ok=True)
         (world["work"] / rel).write_text("kept\n")
     cfg = world["home"] / ".config" / "shellgate" / "config.toml"
     cfg.parent.mkdir(parents=True)
-    cfg.write_text('[permissions]\ndeny = ["Edit(./secrets/**)", "Edit(**/*.key)"]\n')
+    cfg.write_text('[permissions]\ndeny = ["Edit(./private/**)", "Edit(**/*.key)"]\n')
     return world
 
 
@@ -633,12 +633,12 @@ def test_what_an_edit_deny_rule_names_is_read_only_in_the_line(tmp_path, shell, 
     anywhere), so the command runs and the files stay as they were; the rest stays writable."""
     world = _rule_world(tmp_path)
     ws = world["work"]
-    before = snapshot(ws / "secrets", ws / "keys")
+    before = snapshot(ws / "private", ws / "keys")
     hso = _hook(world, cmd, mode="bypassPermissions")
     assert hso["permissionDecision"] == "allow", hso
     run_line(world, shell, hso["updatedInput"]["command"])
-    assert snapshot(ws / "secrets", ws / "keys") == before, cmd
-    assert (ws / "secrets" / "db.txt").stat().st_mode & 0o777 != 0
+    assert snapshot(ws / "private", ws / "keys") == before, cmd
+    assert (ws / "private" / "db.txt").stat().st_mode & 0o777 != 0
     hso = _hook(world, "echo more >> docs/free.txt", mode="bypassPermissions")
     run_line(world, shell, hso["updatedInput"]["command"])
     assert (ws / "docs" / "free.txt").read_text() == "kept\nmore\n"
@@ -653,12 +653,12 @@ def test_bashtool_holds_to_edit_deny_rules(tmp_path, monkeypatch, cmd):
     ws = world["work"]
     for var in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(var, world["env"][var])
-    before = snapshot(ws / "secrets", ws / "keys")
+    before = snapshot(ws / "private", ws / "keys")
     with BashTool(ws, mode="trust", home=world["home"]) as tool:
         res = tool.run(cmd)
         assert res.decision == "allow", res.reason
         assert tool.run("echo more >> docs/free.txt").exit_code == 0
-    assert snapshot(ws / "secrets", ws / "keys") == before, (cmd, res.stderr)
+    assert snapshot(ws / "private", ws / "keys") == before, (cmd, res.stderr)
     assert (ws / "docs" / "free.txt").read_text() == "kept\nmore\n"
 
 
@@ -714,13 +714,13 @@ def test_landlock_puts_back_what_an_edit_deny_rule_names(tmp_path, cmd):
 
     world = _rule_world(tmp_path)
     ws = world["work"]
-    guarded = RuleSet.parse(deny=["Edit(./secrets/**)", "Edit(**/*.key)"]).guarded(str(ws))
-    before = snapshot(ws / "secrets", ws / "keys")
+    guarded = RuleSet.parse(deny=["Edit(./private/**)", "Edit(**/*.key)"]).guarded(str(ws))
+    before = snapshot(ws / "private", ws / "keys")
     line = confined_line(world, cmd, "write", "landlock", guarded)
     assert "--protect" in line
     for shell in SHELLS:
         run_line(world, shell, line)
-    assert snapshot(ws / "secrets", ws / "keys") == before, cmd
+    assert snapshot(ws / "private", ws / "keys") == before, cmd
 
 
 def test_an_existing_venvs_activate_script_is_read_only_but_a_new_venv_is_whole(tmp_path, monkeypatch):

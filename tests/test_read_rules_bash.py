@@ -28,9 +28,9 @@ def tree(tmp_path_factory) -> tuple[Path, Path]:
     (home / "private" / "notes.txt").write_text("s\n")
     (home / "private" / "sub" / "deep.txt").write_text("s\n")
     (home / "other.txt").write_text("o\n")
-    for d in ("secrets", "src", "docs"):
+    for d in ("vault", "src", "docs"):
         (ws / d).mkdir(parents=True)
-    (ws / "secrets" / "db.txt").write_text("pw\n")
+    (ws / "vault" / "db.txt").write_text("pw\n")
     (ws / "src" / "a.py").write_text("x = 1\n")
     (ws / "docs" / "readme.md").write_text("# r\n")
     (ws / "id.key").write_text("k\n")
