@@ -337,3 +337,25 @@ def unix_clients(targets: list[str]) -> str:
             if shutil.which(tool):
                 cmd += f"; {tool} {words}"
     return cmd
+
+
+def assert_git_leak_verdict(ws: Path, home: Path, case: dict) -> None:
+    """A git corpus line (``dir``, ``cmd``, ``hit``) decided in balanced mode: a leak-class
+    read exactly when ``hit``, and allowed exactly when not."""
+    from shellgate.bash.facts import PathClass
+    from shellgate.check import Gate
+
+    verdict = Gate(ws, mode="balanced", home=home).check(case["cmd"], cwd=ws / case["dir"])
+    leaks = [h for h in verdict.analysis.sensitive if h.cls is PathClass.LEAK]
+    assert bool(leaks) == case["hit"], verdict.to_json()
+    assert (verdict.decision == "allow") == (not case["hit"]), verdict.to_json()
+
+
+def assert_git_oracle(ws: Path, env: dict[str, str], case: dict, canary: str) -> None:
+    """The same line run by bash and real git: it prints ``canary`` exactly when labelled
+    ``leak``, and a line that prints it is labelled a hit."""
+    run = subprocess.run(["bash", "-c", case["cmd"]], cwd=ws / case["dir"], env=env, capture_output=True,
+                         stdin=subprocess.DEVNULL)
+    out = run.stdout.decode("utf-8", "replace")
+    assert (canary in out) == case["leak"], out + run.stderr.decode("utf-8", "replace")
+    assert case["hit"] or not case["leak"], "a command that prints the canary must be a hit"
