@@ -63,8 +63,10 @@ def test_expanded_names(raw: str, names: list[str]) -> None:
 
 @pytest.mark.parametrize(("name", "secret"), [
     ("OPENAI_API_KEY", True), ("GITHUB_TOKEN", True), ("AWS_ACCESS_KEY_ID", True), ("DB_PASSWORD", True),
-    ("GITLAB_PAT", True), ("DATABASE_URL", True), ("github_token", True),
+    ("GITLAB_PAT", True), ("DATABASE_URL", True), ("github_token", True), ("MYSQL_PWD", True),
+    ("SMTP_PASS", True), ("DB_PW", True), ("SLACK_WEBHOOK_URL", True),
     ("HOME", False), ("PATH", False), ("VIRTUAL_ENV", False), ("TERM", False), ("PWD", False),
+    ("OLDPWD", False), ("BYPASS", False), ("NO_BYPASS", False),
 ])
 def test_secret_names(name: str, secret: bool) -> None:
     assert (secret_pattern(name) is not None) == secret, SECRET_ENV_NAMES

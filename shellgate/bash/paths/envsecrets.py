@@ -38,6 +38,9 @@ SECRET_ENV_NAMES: tuple[str, ...] = (
     "*_DATABASE_URL", "REDIS_URL", "MONGO*_URI", "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "GCLOUD_*",
     "GH_*", "GITHUB_*", "GITLAB_*", "ANTHROPIC_*", "OPENAI_*", "HF_*", "HUGGING*", "SSH_*", "GPG_*",
     "VAULT_*", "DOCKER_*", "NPM_CONFIG_*", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "KUBECONFIG",
+    # shortened password names (MYSQL_PWD is mysql's own; SMTP_PASS, DB_PW) and webhook URLs,
+    # whose path is the credential (Slack, Discord); `PWD` and `OLDPWD` have no underscore before it
+    "*_PWD", "*_PW", "*_PASS", "*WEBHOOK*",
 )
 
 ENVIRONMENT = "the environment"  # the path shown for a whole-environment dump
