@@ -29,10 +29,12 @@ BWRAP = _tier() == "bwrap"
 WAIT = 60.0   # an upper bound for an event that comes at once: a failure, not a pace
 
 
-def _read_fifo(path: Path) -> bytes:
-    """What a writer of the FIFO ``path`` wrote, once it has opened and closed it (a line that
-    failed before writing fails the test after WAIT instead of hanging it)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # Linux: not readable until a writer came
+def _read_fifo(path: Path | int) -> bytes:
+    """What a writer of the FIFO ``path`` (or of its read end already open) wrote, once it has
+    opened and closed it (a line that failed before writing fails the test after WAIT instead
+    of hanging it)."""
+    # Linux: not readable until a writer came
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK) if isinstance(path, Path) else path
     try:
         chunks = []
         while True:
@@ -186,8 +188,12 @@ def test_landlock_kills_what_the_command_left_running(tmp_path: Path, shell: str
     cmd = ("(setsid sh -c 'while [ -e /proc/\"$0\" ]; do sleep 0.05; done; "
            "echo evil > .envrc; echo hook > .git/hooks/pre-commit' \"$PPID\" > ready &) ; true")
     line = confined_line(world, cmd, "write", tier="landlock")
+    # The reader is there before the line starts: the detached writer blocks opening `ready`
+    # until it is, and the guardian kills what the command left once the command ends — a
+    # reader opened late (a loaded machine) met no writer at all ("nothing came through").
+    reader = os.open(world["work"] / "ready", os.O_RDONLY | os.O_NONBLOCK)
     with _started(world, shell, line) as proc:
-        _read_fifo(world["work"] / "ready")
+        _read_fifo(reader)
         assert proc.wait(timeout=WAIT) == 0
     assert not (world["work"] / ".envrc").exists()
     assert not (hooks / "pre-commit").exists()
