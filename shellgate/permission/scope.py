@@ -106,10 +106,9 @@ def resolution_change(script: Any) -> ScopeIssue | None:
 def outside(cwds: Any, workspace: str) -> str | None:
     """The first of ``cwds`` not inside ``workspace`` (or its real path), "an unknown
     directory" when ``cwds`` is None, or None when all are inside."""
+    from ..bash.commands.spec import within
+
     if cwds is None:
         return "an unknown directory"
     roots = {os.path.normpath(workspace), os.path.realpath(workspace)}
-    for c in map(str, cwds):
-        if not any(c == r or c.startswith(r.rstrip("/") + "/") for r in roots):
-            return c
-    return None
+    return next((c for c in map(str, cwds) if not any(within(c, r) for r in roots)), None)
