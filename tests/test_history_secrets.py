@@ -135,3 +135,15 @@ def test_every_name_git_lists_is_found_in_packs_and_deltas(tmp_path: Path) -> No
     assert len(want) > 40
     got = set(objects.names_ever_held(repo / ".git/objects", 20, lambda n: True))
     assert want <= got, sorted(want - got)
+
+
+def test_malformed_stores_are_unread_not_errors(tmp_path: Path) -> None:
+    """Odd stores end in Unread (the forms ask), never in another exception: a tree that is no
+    run of entries (parsed entry by entry: an unanchored search rescanned the rest at every
+    position, quadratic in a crafted tree's size), and an alternates line with a NUL byte."""
+    with pytest.raises(objects.Unread):
+        objects._entries(b"100644 " * 20000, 20)
+    (tmp_path / "info").mkdir()
+    (tmp_path / "info" / "alternates").write_bytes(b"a\0b\n")
+    with pytest.raises(objects.Unread):
+        objects.store_dirs(tmp_path)

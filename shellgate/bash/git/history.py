@@ -27,7 +27,7 @@ def ever_held(objdir: Path, hash_size: int, pattern: str,
 
     try:
         sig = objects.signature(objdir)
-    except (objects.Unread, OSError) as exc:
+    except (objects.Unread, OSError, ValueError, MemoryError) as exc:
         return None, str(exc) or type(exc).__name__
     key = hashlib.sha256(f"{objdir}\0{hash_size}\0{pattern}".encode("utf-8", "surrogateescape"))
     path = cache_dir() / "history" / f"{key.hexdigest()[:24]}.json"
@@ -47,7 +47,7 @@ def ever_held(objdir: Path, hash_size: int, pattern: str,
     try:
         if objects.signature(objdir) != sig:   # a gc or a fetch while it was read
             return None, "the object store changed while it was read"
-    except (objects.Unread, OSError) as exc:
+    except (objects.Unread, OSError, ValueError, MemoryError) as exc:
         return None, str(exc) or type(exc).__name__
     write_atomic(path, json.dumps({"sig": sig, "names": names, "why": why}).encode())
     return names, why

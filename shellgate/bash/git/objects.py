@@ -45,7 +45,7 @@ def store_dirs(objects: Path, depth: int = 0) -> list[Path]:
         text = (objects / "info" / "alternates").read_bytes()
     except FileNotFoundError:
         return out
-    except OSError as exc:
+    except (OSError, ValueError) as exc:   # ValueError: a NUL in a path
         raise Unread("alternates unreadable") from exc
     for raw in text.splitlines():
         line = raw.decode("utf-8", "surrogateescape")
@@ -54,7 +54,7 @@ def store_dirs(objects: Path, depth: int = 0) -> list[Path]:
         if line.startswith('"'):
             raise Unread("a quoted alternate")
         out.extend(store_dirs(objects / line if not line.startswith("/") else Path(line), depth + 1))
-    return out
+    return list(dict.fromkeys(out))   # `.` listed k times must not cost k**depth reads
 
 
 def signature(objects: Path) -> list[list[object]]:
@@ -116,13 +116,14 @@ def names_ever_held(objects: Path, hash_size: int, wanted: Callable[[str], bool]
     hits: list[tuple[bytes, str]] = []
     for sha, content in trees(objects, hash_size):
         for mode, name, child in _entries(content, hash_size):
-            if mode == b"40000":
-                parents.setdefault(child, []).append((sha, name.decode("utf-8", "replace")))
+            text = name.decode("utf-8", "surrogateescape")   # re-encoded as such by the caller
+            if int(mode, 8) & 0o170000 == 0o040000:   # git reads a zero-padded 040000 as a tree too
+                parents.setdefault(child, []).append((sha, text))
             ok = verdict.get(name)
             if ok is None:
-                ok = verdict[name] = wanted(name.decode("utf-8", "replace"))
+                ok = verdict[name] = wanted(text)
             if ok:
-                hits.append((sha, name.decode("utf-8", "replace")))
+                hits.append((sha, text))
     memo: dict[bytes, set[str]] = {}
     out: dict[str, None] = {}
     for sha, name in hits:
@@ -162,10 +163,15 @@ _ENTRY = {n: re.compile(rb"([0-7]{5,6}) ([^\0]+)\0(.{%d})" % n, re.DOTALL) for n
 
 def _entries(content: bytes, hash_size: int) -> list[tuple[bytes, bytes, bytes]]:
     """A tree's entries as (mode, name, object name): ``MODE SP NAME NUL HASH`` each, back to
-    back (checked: the matches must cover the content, or one was skipped)."""
-    found = _ENTRY[hash_size].findall(content)
-    if sum(len(m) + len(n) + 2 + hash_size for m, n, _ in found) != len(content):
-        raise Unread("a tree not parsed")
+    back, each matched where the last one ended (linear: an unanchored search rescans the rest
+    of a malformed tree at every position)."""
+    rx, pos, found = _ENTRY[hash_size], 0, []
+    while pos < len(content):
+        m = rx.match(content, pos)
+        if m is None:
+            raise Unread("a tree not parsed")
+        found.append(m.groups())
+        pos = m.end()
     return found
 
 
@@ -173,7 +179,7 @@ def _loose_dirs(d: Path) -> list[Path]:
     try:
         with os.scandir(d) as it:
             return [Path(e.path) for e in it
-                    if _LOOSE_DIR.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+                    if _LOOSE_DIR.fullmatch(e.name) and e.is_dir()]   # git follows a linked one
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -283,13 +289,9 @@ def _header(data: mmap.mmap, off: int, by_name: dict[bytes, int], hash_size: int
     if t in (1, 2, 3, 4):
         return t, -1, pos
     if t == _OFS:
-        c = data[pos]
-        pos += 1
-        rel = c & 0x7F
-        while c & 0x80:
-            c = data[pos]
-            pos += 1
-            rel = ((rel + 1) << 7) | (c & 0x7F)
+        from .index import _varint  # the same offset encoding as the index's
+
+        rel, pos = _varint(data, pos)
         return t, off - rel, pos
     if t == _REF:
         base = by_name.get(bytes(data[pos:pos + hash_size]))
