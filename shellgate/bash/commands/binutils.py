@@ -161,28 +161,29 @@ def _appended(tool: str, call: Call) -> list[Finding]:
     if starts is None:
         return [Finding(f"xargs gives {tool} names nobody has seen (one could be a thin archive)", span,
                         "readonly.operand")]
+    budget = [_MAX_WALK]   # one bound for every start point in every cwd
     for base in call.cwds or (call.ctx.cwd,):
         for start in starts:
-            why = _tree_problem(os.path.join(str(base), expand_home(start, call.ctx)))
+            why = _tree_problem(os.path.join(str(base), expand_home(start, call.ctx)), budget)
             if why is not None:
                 return [Finding(f"xargs gives {tool} the files below {start}, and {why}", span,
                                 "readonly.operand")]
     return []
 
 
-def _tree_problem(root: str) -> str | None:
+def _tree_problem(root: str, budget: list[int]) -> str | None:
     """Why a file at or below ``root`` (links to directories not followed, as find walks)
-    makes the tool read other paths, or None."""
+    makes the tool read other paths, or None. ``budget``: entries (files and directories)
+    still to look at, shared by the caller's walks."""
     if not os.path.isdir(root) or os.path.islink(root):
         why = _archive_problem(root)
         return None if why is None else f"{root}: {why}"
-    budget = _MAX_WALK
     try:
-        for top, _dirs, files in os.walk(root, onerror=_raise):
+        for top, dirs, files in os.walk(root, onerror=_raise):
+            budget[0] -= len(dirs) + len(files)
+            if budget[0] < 0:
+                return f"more than {_MAX_WALK} entries are below it (not all checked for thin archives)"
             for name in files:
-                budget -= 1
-                if budget < 0:
-                    return f"more than {_MAX_WALK} files are below it (not all checked for thin archives)"
                 why = _archive_problem(os.path.join(top, name))
                 if why is not None:
                     return f"{os.path.join(top, name)}: {why}"

@@ -271,7 +271,8 @@ def _links_below(dirs: Iterable[str], target: Word, call: Call, what: str,
         while todo:
             here, level = todo.pop()
             try:
-                entries = list(os.scandir(here))
+                with os.scandir(here) as it:
+                    entries = list(it)
             except OSError:
                 continue
             seen += len(entries)
@@ -279,11 +280,17 @@ def _links_below(dirs: Iterable[str], target: Word, call: Call, what: str,
                 return [Finding(f"{what} into {target.text}: more than {MAX_LANDING_ENTRIES} entries "
                                 "below it to search for a symbolic link out", target.span, "readonly.write")]
             for e in entries:
-                if e.is_symlink():
+                try:
+                    link = e.is_symlink()
+                    deeper = not link and (depth is None or level < depth) and e.is_dir(follow_symlinks=False)
+                except OSError:   # gone, or of no known type: what it is cannot be ruled out
+                    return [Finding(f"{what} into {target.text}: {e.path} could not be checked for a "
+                                    "symbolic link out", target.span, "readonly.write")]
+                if link:
                     real = os.path.realpath(e.path)
                     if leaves(real, real_roots):
                         return [Finding(f"{what} into {target.text}, where {e.path} is a symbolic link "
                                         f"to {real}", target.span, "readonly.write")]
-                elif (depth is None or level < depth) and e.is_dir(follow_symlinks=False):
+                elif deeper:
                     todo.append((e.path, level + 1))
     return []

@@ -940,7 +940,7 @@ def linked_sensitive(home: str, workspace: str,
     The very enumeration a write's check uses (``_Links.inodes(write=True)``: HOME's files
     and trees, absolute files, the workspace's fixed places), so that the sandbox protects
     the other names of what the classifier calls sensitive (sandbox/links.py)."""
-    table = _table(home.lower().rstrip("/") or "/")
+    table = _table(home.lower().rstrip("/") or "/", (), moved_xdg())
     if note is not None:   # _link_roots lists both tops for their .env-style files
         note("d", workspace)
         note("d", home)

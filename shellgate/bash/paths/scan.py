@@ -596,7 +596,7 @@ def _tops(text: str, name: str, into: bool, maybe_dir: bool, parents: bool) -> t
     if parents:
         rel = bare.split("/./", 1)[1] if name == "rsync" and "/./" in bare else bare
         rel = os.path.normpath(rel).lstrip("/")
-        return (rel if not rel.startswith("..") else "",)
+        return (rel if rel != ".." and not rel.startswith("../") else "",)
     if into or name == "rsync":
         return (base,)
     return ("", base) if maybe_dir else ("",)
