@@ -254,3 +254,13 @@ def test_init_serve_writes_the_client_and_no_secret(world):
     assert handler["type"] == "command" and "hookclient.py" in handler["command"]
     assert handler["onFailure"] == "block"
     assert "old-token" not in text and "headers" not in text and "Bearer" not in text
+
+
+def test_a_relative_config_home_is_ignored_for_the_key() -> None:
+    """As the XDG spec and the rest of shellgate: a relative XDG_CONFIG_HOME would put the key
+    wherever each process's cwd is, outside what the sandbox hides."""
+    from shellgate.integrations.hookclient import key_path
+
+    home = os.path.expanduser("~")
+    assert key_path({"XDG_CONFIG_HOME": "cfg"}) == os.path.join(home, ".config", "shellgate", "serve-key")
+    assert key_path({"XDG_CONFIG_HOME": "/x/cfg"}) == "/x/cfg/shellgate/serve-key"

@@ -50,9 +50,13 @@ PROOF_HEADER = "X-Shellgate-Proof"
 
 
 def key_path(environ=None) -> str:
-    """``$XDG_CONFIG_HOME/shellgate/serve-key``, else ``~/.config/shellgate/serve-key``."""
+    """``$XDG_CONFIG_HOME/shellgate/serve-key``, else ``~/.config/shellgate/serve-key`` (a
+    relative value is ignored, as the XDG spec and the rest of shellgate do: client and server
+    would resolve it against different cwds, outside what the sandbox hides)."""
     env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    base = env.get("XDG_CONFIG_HOME") or ""
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "shellgate", KEY_NAME)
 
 

@@ -119,14 +119,16 @@ class Call:
 
                     self._script = parse(self.meta.command)
                 except Exception:  # noqa: BLE001 - the view reports it as unparsed
-                    return None
-        return self._script
+                    self._script = False   # not parsed again at every look
+        return None if self._script is False else self._script
 
     def cwds(self) -> Any:
         """Every directory the line's commands may run in (None: one is unknown)."""
         from ..bash.facts import Context
         from ..bash.readonly.classify import candidate_cwds
 
+        if self.script is None:   # unparsed: where it runs is not known
+            return None
         ctx = Context.here(cwd=self.cwd, workspace=self.workspace, home=self.engine.home)
         return candidate_cwds(self.script, ctx)
 
