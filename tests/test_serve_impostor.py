@@ -264,3 +264,15 @@ def test_a_relative_config_home_is_ignored_for_the_key() -> None:
     home = os.path.expanduser("~")
     assert key_path({"XDG_CONFIG_HOME": "cfg"}) == os.path.join(home, ".config", "shellgate", "serve-key")
     assert key_path({"XDG_CONFIG_HOME": "/x/cfg"}) == "/x/cfg/shellgate/serve-key"
+
+
+def test_a_client_that_fails_blocks(tmp_path: Path) -> None:
+    """Whatever fails in the client (here: reading its payload, stdin an unconnected socket),
+    it exits 2 with a reason, which every agent reads as blocked, never 1 with a traceback."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    with socket.socket() as unconnected:
+        p = subprocess.run([sys.executable, "-I", "-S", hookclient.__file__, "claude-code", "--listen",
+                            "127.0.0.1:1"], stdin=unconnected.fileno(), capture_output=True, env=env,
+                           timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert b"blocked" in p.stderr

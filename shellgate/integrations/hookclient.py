@@ -193,7 +193,12 @@ def main(argv: list) -> int:
 
 
 if __name__ == "__main__":
-    code = main(sys.argv[1:])
+    try:
+        code = main(sys.argv[1:])
+    except BaseException as exc:  # noqa: BLE001 - a traceback's exit 1 lets the call through
+        # (Gemini CLI blocks on exit 2 only): whatever failed, the call is blocked, saying why
+        print(f"shellgate hook client failed ({type(exc).__name__}: {exc}); blocked", file=sys.stderr)
+        code = 2
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
