@@ -14,6 +14,12 @@ claude-code`` does (Bash through the gate, Read/Write/Edit/… through the same 
 - :meth:`ClaudeAgentGate.pre_tool_use` is an in-process PreToolUse hook returning the same
   ``hookSpecificOutput`` as the command hook (the SDK blocks the call if it times out).
 
+``can_use_tool`` is not told the shell's live cwd (``ToolPermissionContext`` has none), but
+the PreToolUse hook of the same call is, and runs first: the gate keeps that cwd by
+``tool_use_id`` and decides ``can_use_tool`` there. Without the hook installed it decides at
+the workspace root — install both, or a ``cd .git`` earlier in the session makes
+``echo x > hooks/pre-commit`` look like a write to ``hooks/`` of the workspace.
+
 ``claude_agent_sdk`` is imported only when a permission result or matcher is built.
 """
 
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +55,15 @@ class ClaudeAgentGate:
         self.approver = approver
         self.other_tools = other_tools
         self.permission_mode = permission_mode
+        self._live_cwds: OrderedDict[str, str] = OrderedDict()   # tool_use_id -> hook's cwd
+
+    _KEPT_CWDS = 256   # calls whose hook ran and whose permission question is still to come
+
+    def _remember_cwd(self, tool_use_id: str, cwd: object) -> None:
+        if tool_use_id and isinstance(cwd, str) and cwd:
+            self._live_cwds[tool_use_id] = cwd
+            while len(self._live_cwds) > self._KEPT_CWDS:
+                self._live_cwds.popitem(last=False)
 
     def decide(self, tool_name: str, tool_input: dict[str, Any], *, session_id: str = "",
                tool_use_id: str = "", cwd: str | None = None,
@@ -64,8 +80,9 @@ class ClaudeAgentGate:
         from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 
         tool_use_id = getattr(ctx, "tool_use_id", None) or ""
+        cwd = self._live_cwds.pop(tool_use_id, None)
         outcome = await asyncio.to_thread(self.decide, tool_name, input_data,
-                                          tool_use_id=tool_use_id)
+                                          tool_use_id=tool_use_id, cwd=cwd)
         if outcome is None:
             if self.other_tools == "allow":
                 return PermissionResultAllow()
@@ -93,6 +110,7 @@ class ClaudeAgentGate:
         payload = dict(input_data)
         payload.setdefault("tool_use_id", tool_use_id or "")
         payload.setdefault("cwd", self.workspace)
+        self._remember_cwd(str(payload["tool_use_id"]), payload["cwd"])
         outcome = await asyncio.to_thread(evaluate, claude_code.SPEC, payload, self.mode,
                                           self.config)
         if outcome is None:
