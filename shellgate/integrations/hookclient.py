@@ -7,11 +7,13 @@ Run as a script, with the standard library only, so it starts in a few milliseco
 
 It reads the payload from stdin, posts it to ``/hook/AGENT``, and prints the server's body
 only when the server proved it is the real one. When the server cannot answer a decision —
-not running, refused the request, stale after an upgrade (503), too slow, anything but a
-proven 200 — it decides in-process exactly as ``shellgate hook AGENT [hook options]`` would
-(loading ``site`` then, since ``-S`` skipped it), so a stopped server never leaves a call
-unchecked. Hook options (``--mode``, ``--config``, ``--deadline``) apply only to that
-fallback; the server uses its own.
+not running, refused the request, stale after an upgrade (503), no whole answer within
+:data:`TIMEOUT` (one deadline for connect, send and receive) or a larger one than
+:func:`answer_cap`, anything but a proven 200 — it decides in-process exactly as
+``shellgate hook AGENT [hook options]`` would (loading ``site`` then, since ``-S`` skipped
+it), so a stopped server never leaves a call unchecked, and a listener that trickles or
+floods holds it no longer than an absent one would. Hook options (``--mode``, ``--config``,
+``--deadline``) apply only to that fallback; the server uses its own.
 
 Why a proof, and why this one. Whatever listens on the address gets the request: when
 ``shellgate serve`` is not running (or restarting), any local process may — a command the
@@ -42,7 +44,8 @@ import os
 import sys
 
 DEFAULT_LISTEN = "127.0.0.1:8477"   # shellgate.integrations.serve.DEFAULT_LISTEN
-TIMEOUT = 10.0                       # seconds; the fallback still fits the agent's timeout
+TIMEOUT = 10.0                       # seconds for the whole exchange; the fallback still fits
+ANSWER_SLACK = 1 << 20               # bytes a real answer may take beyond its echo of the input
 KEY_NAME = "serve-key"
 NONCE_HEADER = "X-Shellgate-Nonce"
 AUTH_HEADER = "X-Shellgate-Auth"
@@ -95,43 +98,96 @@ def response_mac(key: bytes, nonce: str, method: str, path: str, body: bytes, st
 
 
 def connect(listen: str, timeout: float = TIMEOUT):
-    """An ``http.client.HTTPConnection`` to ``listen`` (``HOST:PORT`` or ``unix:PATH``)."""
-    import http.client
+    """A socket connected to ``listen`` (``HOST:PORT`` or ``unix:PATH``) within ``timeout``."""
     import socket
 
-    if listen.startswith("unix:"):
-        conn = http.client.HTTPConnection("localhost", timeout=timeout)
-        sock = socket.socket(socket.AF_UNIX)
-        sock.settimeout(timeout)
-        try:
-            sock.connect(listen[5:])
-        except OSError:
-            sock.close()
-            raise
-        conn.sock = sock
-        return conn
-    host, _, port = listen.rpartition(":")
-    return http.client.HTTPConnection(host.strip("[]"), int(port), timeout=timeout)
+    if not listen.startswith("unix:"):
+        host, _, port = listen.rpartition(":")
+        return socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(listen[5:])
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def answer_cap(body: bytes) -> int:
+    """The most bytes an answer to ``body`` may take. A real one echoes the tool input at most
+    once or twice (``updatedInput``: the fields as they came, and the command inside the
+    sandbox's line, quoted for the shell, then escaped for JSON: a ``'`` becomes seven
+    bytes) next to a reason of at most ``hookio.MAX_REASON`` characters and the ~10 KB of the
+    sandbox's line; 16 bytes per input byte and :data:`ANSWER_SLACK` leave room for all that.
+    Should a real answer ever be larger, the client only decides in-process instead."""
+    return ANSWER_SLACK + 16 * len(body)
+
+
+def _receive(sock, deadline: float, cap: int) -> bytes:
+    """Everything the peer sends until it closes, within ``deadline`` (a ``time.monotonic``
+    value) and ``cap`` bytes; TimeoutError / OSError past either. The socket's own timeout
+    bounds one ``recv`` only, so a peer that trickles a byte at a time would hold us for
+    ever: the time left is set again before every read."""
+    import time
+
+    chunks, size = [], 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no whole answer within the client's deadline")
+        sock.settimeout(left)
+        chunk = sock.recv(min(65536, cap + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            raise OSError(f"answer larger than {cap} bytes")
+
+
+class _Received:
+    """The bytes of a whole answer, as the socket ``http.client.HTTPResponse`` parses."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def makefile(self, mode: str):
+        import io
+
+        return io.BytesIO(self.data)
 
 
 def exchange(listen: str, method: str, path: str, body: bytes, key: bytes,
              timeout: float = TIMEOUT) -> tuple[int, bytes]:
     """Send one request with a fresh nonce; the status and body of an answer whose proof
     holds. ValueError when the proof is missing or wrong (an impostor, or a server with
-    another key); OSError / http.client.HTTPException when nobody answers."""
-    import hmac
+    another key); OSError / http.client.HTTPException when nobody answers, or not within
+    ``timeout`` seconds for the whole exchange, or with more than :func:`answer_cap` bytes.
 
+    The request asks the server to close the connection after its answer, so the answer is
+    everything until the close: read under one deadline and one cap, then parsed. A peer that
+    trickles or floods is given up on like an absent one (the caller then decides itself)."""
+    import hmac
+    import http.client
+    import time
+
+    deadline = time.monotonic() + timeout
+    if not path.isprintable() or " " in path:
+        raise ValueError(f"bad request path {path!r}")
     nonce = os.urandom(16).hex()
-    conn = connect(listen, timeout)
-    try:
-        conn.request(method, path, body=body or None, headers={
-            NONCE_HEADER: nonce, AUTH_HEADER: request_mac(key, nonce, method, path, body),
-            "Content-Type": "application/json"})
-        resp = conn.getresponse()
-        answer = resp.read()
-        proof = resp.getheader(PROOF_HEADER) or ""
-    finally:
-        conn.close()
+    head = (f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            f"{NONCE_HEADER}: {nonce}\r\n"
+            f"{AUTH_HEADER}: {request_mac(key, nonce, method, path, body)}\r\n\r\n")
+    with connect(listen, timeout) as sock:
+        sock.settimeout(max(deadline - time.monotonic(), 0.001))
+        sock.sendall(head.encode("ascii") + body)
+        received = _receive(sock, deadline, answer_cap(body))
+    resp = http.client.HTTPResponse(_Received(received), method=method)
+    resp.begin()
+    answer = resp.read()
+    proof = resp.getheader(PROOF_HEADER) or ""
     want = response_mac(key, nonce, method, path, body, resp.status, answer)
     if not hmac.compare_digest(proof.encode(), want.encode()):
         raise ValueError(f"HTTP {resp.status} without a valid {PROOF_HEADER}: not the "

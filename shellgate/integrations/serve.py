@@ -229,23 +229,19 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(n)
 
 
-def answer(agent: str, body: str | None, state: _State) -> str:
-    """Exactly what ``shellgate hook <agent>`` prints for the payload ``body`` (None: over the
-    hook's size limit). Never raises; bounded by the hook's watchdog time."""
+def answer(agent: str, body: str, state: _State) -> str:
+    """Exactly what ``shellgate hook <agent>`` prints for the payload ``body`` (one over the
+    hook's size limit never gets here: :meth:`Handler.do_POST` refuses it with 413). Never
+    raises; bounded by the hook's watchdog time."""
     from ..limits import HOOK_WATCHDOG, bounded
 
     spec = hookio._agent_module(agent).SPEC
-    if body is None:
-        out = spec.render(hookio.Outcome("deny", f"refused: hook input is larger than "
-                                                 f"{hookio.MAX_STDIN} bytes",
-                                         rule="hook.bad_input"))
-    else:
-        try:
-            done, result = bounded(lambda: hookio.run(spec, body, state.mode, state.config),
-                                   HOOK_WATCHDOG)
-        except Exception as exc:  # noqa: BLE001 - run() never raises; belt and braces
-            done, result = True, (spec.render(hookio._internal(exc)), 0)
-        out = result[0] if done and result else spec.render(hookio.late_outcome(HOOK_WATCHDOG))
+    try:
+        done, result = bounded(lambda: hookio.run(spec, body, state.mode, state.config),
+                               HOOK_WATCHDOG)
+    except Exception as exc:  # noqa: BLE001 - run() never raises; belt and braces
+        done, result = True, (spec.render(hookio._internal(exc)), 0)
+    out = result[0] if done and result else spec.render(hookio.late_outcome(HOOK_WATCHDOG))
     return out + "\n" if out else ""
 
 

@@ -38,13 +38,14 @@ from .modes import Capability, DecisionKind, Mode, Verdict, matrix_verdict, pars
 from .pattern import CommandPattern
 from .remember import cover_prefixes
 from .rules import PathEntry, Rule, RuleAction, RuleSet, Subject, parse_rule, tool_key
-from .scope import outside, resolution_change
+from .scope import ScopeIssue, outside, resolution_change
 from .store import Approval, Store
 from .subject import CommandView, parse_view
 from .types import FULL_CHOICES, LIMITED_CHOICES, Approver, Decision, Metadata, Prompt, Request
 
 _ALLOW_ORDER = (DecisionKind.ALLOW_ONCE, DecisionKind.ALLOW_SESSION, DecisionKind.ALLOW_ALWAYS)
 _LEAST_MODE = {Capability.WRITE: "accept-edits"}  # else trust
+_UNSET: Any = object()   # a memo of :class:`Call` not computed yet (None is a value)
 
 
 @record
@@ -106,6 +107,8 @@ class Call:
         self._view: CommandView | None = None
         self._subject: Subject | None = None
         self._script: Any = None
+        self._cwds: Any = _UNSET
+        self._scope_issue: Any = _UNSET
         self.scope_note = ""   # why an allow source that matched the words did not cover
 
     @property
@@ -123,14 +126,27 @@ class Call:
         return None if self._script is False else self._script
 
     def cwds(self) -> Any:
-        """Every directory the line's commands may run in (None: one is unknown)."""
+        """Every directory the line's commands may run in (None: one is unknown). Worked out
+        once per call: every look at the allow sources (up to three a decision) asks."""
         from ..bash.facts import Context
         from ..bash.readonly.classify import candidate_cwds
 
-        if self.script is None:   # unparsed: where it runs is not known
-            return None
-        ctx = Context.here(cwd=self.cwd, workspace=self.workspace, home=self.engine.home)
-        return candidate_cwds(self.script, ctx)
+        if self._cwds is _UNSET:
+            if self.script is None:   # unparsed: where it runs is not known
+                self._cwds = None
+            else:
+                ctx = Context.here(cwd=self.cwd, workspace=self.workspace, home=self.engine.home)
+                self._cwds = candidate_cwds(self.script, ctx)
+        return self._cwds
+
+    @property
+    def scope_issue(self) -> ScopeIssue | None:
+        """The part of the line that may change how its words resolve (:func:`.scope.
+        resolution_change`), or None; worked out once per call, like :meth:`cwds`."""
+        if self._scope_issue is _UNSET:
+            script = self.script
+            self._scope_issue = resolution_change(script) if script is not None else None
+        return self._scope_issue
 
     @property
     def capability(self) -> Capability:
@@ -534,21 +550,12 @@ class Engine:
         need = view.to_cover()
         if not need:
             return None
-        issue = resolution_change(call.script) if call.script is not None else None
+        issue = call.scope_issue
         if issue is not None:   # no source covers words that may not resolve as approved
             if self._covers_words(call, need, allow, stored):
                 call.scope_note = f" (an allow matches the words, but {issue.why})"
             return None
-        sources: list[tuple[str, str, Any]] = []
-        if stored:
-            sources += [("skill", r.text, p) for r in self._skill
-                        if (p := r.command_pattern(call.tool)) is not None]
-            session = set(map(id, self._session))
-            sources += [("session" if id(a) in session else "store", a.label,
-                         CommandPattern.literal(a.prefix, rest=a.rest))
-                        for a in self._in_scope(call, need) if a.prefix]
-        sources += [("rule", r.text, p) for r in (self.rules.allow if allow is None else allow)
-                    if (p := r.command_pattern(call.tool)) is not None]
+        sources = self._command_sources(call, allow, self._in_scope(call, need) if stored else None)
         if not sources:
             return None
         used: dict[str, list[str]] = {}
@@ -569,6 +576,23 @@ class Engine:
                  "rule": "rule"}
         how = "; ".join(f"{words[k]} {', '.join(v)}" for k, v in used.items())
         return Decision(DecisionKind.ALLOW, f"every command is covered: {how}", step, kind, matched)
+
+    def _command_sources(self, call: Call, allow: tuple[Rule, ...] | None,
+                         approvals: tuple[Approval, ...] | None) -> list[tuple[str, str, Any]]:
+        """Every allow source for a command line as ``(kind, label, pattern)``, in the order
+        they are tried: skill allows and the prefix ``approvals`` (both left out when
+        ``approvals`` is None: only ``allow`` is asked), then the allow rules (or ``allow``)."""
+        sources: list[tuple[str, str, Any]] = []
+        if approvals is not None:
+            sources += [("skill", r.text, p) for r in self._skill
+                        if (p := r.command_pattern(call.tool)) is not None]
+            session = set(map(id, self._session))
+            sources += [("session" if id(a) in session else "store", a.label,
+                         CommandPattern.literal(a.prefix, rest=a.rest))
+                        for a in approvals if a.prefix]
+        sources += [("rule", r.text, p) for r in (self.rules.allow if allow is None else allow)
+                    if (p := r.command_pattern(call.tool)) is not None]
+        return sources
 
     def _in_scope(self, call: Call, need: tuple[Any, ...]) -> tuple[Approval, ...]:
         """The stored and session approvals whose workspace holds every directory the line
@@ -592,13 +616,10 @@ class Engine:
 
     def _covers_words(self, call: Call, need: tuple[Any, ...], allow: tuple[Rule, ...] | None,
                       stored: bool) -> bool:
-        """Whether some allow source matches the words of every sub-command in ``need``."""
-        pats = [p for r in (self.rules.allow if allow is None else allow)
-                if (p := r.command_pattern(call.tool)) is not None]
-        if stored:
-            pats += [p for r in self._skill if (p := r.command_pattern(call.tool)) is not None]
-            pats += [CommandPattern.literal(a.prefix, rest=a.rest) for a in self._stored(call)
-                     if a.prefix]
+        """Whether some allow source matches the words of every sub-command in ``need`` (any
+        stored approval, wherever its workspace: only the words count here)."""
+        pats = [p for _k, _l, p in self._command_sources(call, allow,
+                                                          self._stored(call) if stored else None)]
         return bool(pats) and all(any(p.matches(s.cover_words, strict=True) for p in pats)
                                   for s in need)
 

@@ -133,7 +133,7 @@ def _through_line_link(text: str, call: Call) -> tuple[int, str] | None:
     if os.path.isabs(text):
         return _first_through(text, links)
     # the cwds are known from the tree before the line ran too: `cd -P made/..` goes elsewhere
-    texts = [text, *(expand_home(w.text, call.ctx) for c in call.script.commands
+    texts = [text, *(expand_home(w.text, call.ctx) for c in cmds
                      if c.name in ("cd", "pushd") for w in c.args[-1:] if w.static)]
     return next((hit for c in call.cwds or () for t in texts
                  if (hit := _first_through(os.path.join(str(c), t), links)) is not None), None)
