@@ -45,6 +45,15 @@ class Via(StrEnum):
     FIND_EXEC = "find_exec"        # the command of `find -exec/-execdir/-ok/-okdir`
 
 
+def xargs_tail(via: tuple[Via, ...]) -> bool:
+    """Whether xargs appends its input to this command's argv: it is xargs's inner command,
+    possibly through more wrappers (``xargs timeout 5 sort``)."""
+    if Via.XARGS not in via:
+        return False
+    last = len(via) - 1 - via[::-1].index(Via.XARGS)
+    return all(v in (Via.WRAPPER, Via.XARGS) for v in via[last + 1:])
+
+
 class CommandKind(StrEnum):
     SIMPLE = "simple"      # argv words (maybe empty: `x=1` or a bare redirect)
     TEST = "test"          # `[[ … ]]`: words are its operands; name is "[["

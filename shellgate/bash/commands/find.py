@@ -8,6 +8,9 @@ and the classifier checks it like any other command — so ``find . -exec grep -
 read-only and ``find . -exec rm {} \\;`` is not. Here we only make sure the walker did emit a
 command for every ``-exec``, and that the start points cannot become an expression word, so that
 ``{}`` can only become a path starting with a start point, never an option of the inner command.
+``-files0-from`` breaks that: GNU find takes the start points it reads as written, ``-o`` or
+``--files0-from=.env`` too (a file so named must exist), and ``-exec``/``-ok`` pass them on as
+``{}``; ``-execdir``/``-okdir`` pass ``./NAME``.
 
 A start point is static, or ``$HOME`` (``${HOME}``, quoted or not, maybe with a plain path
 after it: the context's home, the value bash gives ``~`` too, when it holds no blank or glob
@@ -147,6 +150,7 @@ def _check(call: Call) -> list[Finding]:
                                w.span, "readonly.wild"))
         i += 1
     execs = 0
+    verbatim = any(w.static and w.text == "-files0-from" for w in args[i:])
     while i < n:
         w = args[i]
         i += 1
@@ -172,6 +176,10 @@ def _check(call: Call) -> list[Finding]:
             i += _WRITES[t]
         elif t in _EXECS:
             execs += 1
+            if verbatim and t in ("-exec", "-ok"):
+                out.append(Finding(f"find {t} with -files0-from: those start points are used as written, "
+                                   "so '{}' may be a word starting with '-' (an option of the command run: "
+                                   "du --files0-from=.env, tree -o FILE)", w.span, "readonly.wild"))
             # `+` ends the command only right after `{}` (as find reads it)
             while i < n and not (args[i].static and (args[i].text == ";" or (
                     args[i].text == "+" and args[i - 1].text == "{}"))):

@@ -583,6 +583,14 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
     parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds, line_writes=call.line_writes,
                        globs_here=expanded_here(call.command.via))
     out = list(parsed.findings)
+    if call.wild_tail and cmd.wild_ok and (cmd.response_files or reads_by_option(cmd)):
+        # the appended words are as unseen as a wild word (_wild): `echo --files0-from=.env |
+        # xargs du` and `echo @.env | xargs c++filt` print the file, a path nobody checked
+        out.append(Finding(
+            f"xargs appends its input as arguments to {cmd.name}, and a word of it may be "
+            + ("'@FILE', a response file it reads" if cmd.response_files else
+               "an option of it that reads a file (a path nobody checked)"),
+            call.command.words[0].span, "readonly.wild"))
     out.extend(write_targets(cmd, parsed, call))
     out.extend(_dynamic_reads(cmd, parsed, call))
     out.extend(_placeholder_programs(cmd, parsed, call))

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ..facts import PathClass, PathOp, SensitiveHit
-from ..ir import Command, CommandKind, Span, Word
+from ..ir import Command, CommandKind, Span, Word, xargs_tail
 from .globs import expand_braces, has_glob
 
 # Glob patterns over upper-cased variable names. A superset of the usual key names: a false hit
@@ -353,6 +353,10 @@ _PRINTERS = {
     **dict.fromkeys(("declare", "typeset", "export", "readonly", "local"), _declare),
 }
 
+# The printers whose words choose what they print; the others print nothing more for an extra
+# word (env and awk take it for a command or a file, and their own checks refuse that).
+_WORD_PRINTERS = frozenset({"ps", "printenv"})
+
 
 def env_hits(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     """Leak-class reads of the environment by one executed command. ``has_inner``: a wrapper
@@ -368,7 +372,11 @@ def env_hits(cmd: Command, has_inner: bool) -> list[SensitiveHit]:
     if cmd.kind is CommandKind.SIMPLE and (name := cmd.name) is not None:
         base = name.rsplit("/", 1)[-1]
         printer = _PRINTERS.get(base)
-        if printer is not None:
+        if printer is not None and xargs_tail(cmd.via) and base in _WORD_PRINTERS:
+            # the words xargs appends are unseen: `echo e | xargs ps`, `echo GITHUB_TOKEN |
+            # xargs printenv HOME` print what the static words alone never would
+            out.append(_dump(cmd.span))
+        elif printer is not None:
             out.extend(printer(cmd, has_inner))
         elif base[:1] in "pnr":  # python, perl, php, node, ruby
             out.extend(_interpreter(cmd, has_inner))

@@ -54,7 +54,7 @@ from ..commands.spec import Call, Command, Finding, run_checks
 from ..commands.targets import expand_home, resolve, where, worst
 from ..facts import Context, Effect, PathOp, Reason, SensitiveHit
 from ..ir import Command as IRCommand
-from ..ir import CommandKind, Redirect, Script, Via, Word
+from ..ir import CommandKind, Redirect, Script, Via, Word, xargs_tail
 from ..paths import xargsnames
 from . import inherited, zsh
 
@@ -191,15 +191,6 @@ def _loop_variables(script: Script) -> list[Finding]:
 
 
 _NAMED_FD = lazy_compile(r"\{[^{}\s]*\}$")
-
-
-def xargs_tail(via: tuple[Via, ...]) -> bool:
-    """Whether xargs appends its input to this command's argv: it is xargs's inner command,
-    possibly through more wrappers (``xargs timeout 5 sort``)."""
-    if Via.XARGS not in via:
-        return False
-    last = len(via) - 1 - via[::-1].index(Via.XARGS)
-    return all(v in (Via.WRAPPER, Via.XARGS) for v in via[last + 1:])
 
 
 def _rescan(script: Script, ctx: Context, cwds: tuple[Path, ...] | None,
