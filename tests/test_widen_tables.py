@@ -126,3 +126,18 @@ def test_lspci_q_asks_dns(tmp_path: Path) -> None:
         pytest.skip("this machine shows lspci no PCI device to look up")
     text = trace.read_text()
     assert "htons(53)" in text and ".pciids-cache" in text   # a DNS query; its cache, in HOME
+
+
+@pytest.mark.skipif(STRACE is None or shutil.which("lsattr") is None, reason="strace or lsattr missing")
+def test_lsattr_does_not_open_a_fifo_or_device(tmp_path: Path) -> None:
+    """lsattr opens a file to ask its flags; a FIFO (a writer could be waiting) or a device
+    (a tape rewinds on close) is checked by type first and never opened."""
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "d" / "f")
+    (tmp_path / "d" / "r").write_text("x\n")
+    trace = tmp_path / "trace"
+    subprocess.run([STRACE, "-f", "-qq", "-o", str(trace), "-e", "trace=openat", "lsattr", "-R", "-a", "d",
+                    "/dev/null"], cwd=tmp_path, capture_output=True, timeout=30)
+    text = trace.read_text()
+    assert '"d/r"' in text
+    assert '"d/f"' not in text and '"/dev/null"' not in text
