@@ -12,6 +12,7 @@ bsdutils for ``script``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -108,7 +109,10 @@ def test_tput_init_runs_the_entrys_program(cmd: str, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("pidstat") is None, reason="pidstat (sysstat) is not installed")
 def test_pidstat_e_runs_its_program(tmp_path: Path) -> None:
-    subprocess.run(["pidstat", "-e", "touch", "made"], cwd=tmp_path, capture_output=True, timeout=30)
+    """The program runs at once; pidstat may then wait for a SIGCHLD that came before it
+    paused (seen once: a hang), so the wait is cut short and only the file is looked at."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(["pidstat", "-e", "touch", "made"], cwd=tmp_path, capture_output=True, timeout=5)
     assert (tmp_path / "made").exists()
 
 
