@@ -292,6 +292,8 @@ COMMANDS: dict[str, CmdPaths] = {
     **dict.fromkeys((
         "hash", "hostname", "ip", "ss", "man", "info", "apropos", "whatis", "date", "history", "trap", "read",
         "mount", "last", "mapfile", "readarray", "enable", "complete", "compgen", "bind", "fc",
+        # numbers, user names, kernel setting names, devices (commands/coreextra.py, kernelstats.py)
+        "numfmt", "factor", "pinky", "sysctl", "iostat", "mpstat", "pidstat", "lspci",
     ), _NONE),
     **dict.fromkeys(("lsblk", "findmnt"), _META),   # a device or mount point, looked at
     # names (and +d/+D directories) are stat'ed and matched, never opened; +m PATH is refused
