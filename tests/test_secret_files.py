@@ -126,3 +126,33 @@ def test_in_the_sandbox(case: dict, tier: str, tmp_path: Path, monkeypatch: pyte
         outside = _bash(cmd, w)
         assert [ln for ln in outside.splitlines() if "PLAIN-" in ln] \
             == [ln for ln in inside.splitlines() if "PLAIN-" in ln], (outside, inside)
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@pytest.mark.parametrize("tier", ["bwrap", "landlock"])
+@pytest.mark.parametrize("cmd", ["ps -eo args", "ps axww", "pgrep -af ."])
+def test_other_command_lines_are_not_seen_in_the_sandbox(cmd: str, tier: str, tmp_path: Path) -> None:
+    """The classifier allows listing processes, and outside a sandbox the list holds every
+    process's command line (``mysql -pPASSWORD``, ``curl -H 'Authorization: …'`` of another
+    session). Inside, bwrap's pid namespace shows the sandbox's own processes only, and the
+    Landlock tier grants no ``/proc/<pid>`` (landlock.proc_grants); the positive control is the
+    same command run outside."""
+    from shellgate.sandbox import build_policy
+
+    # A builtin read keeps bash (and its argv) alive; Popen returns once the exec is done.
+    victim = subprocess.Popen([BASH or "bash", "-c", "read -r _", "mysql -pCANARY-argv"],
+                              stdin=subprocess.PIPE)
+    try:
+        (tmp_path / "ws").mkdir()
+        (tmp_path / "home").mkdir()
+        outside = subprocess.run([BASH or "bash", "-c", cmd], capture_output=True, text=True, timeout=30)
+        sb = sandbox_or_skip(tier)
+        try:
+            res = sb.run(cmd, build_policy(tmp_path / "ws", home=tmp_path / "home"))
+        finally:
+            sb.close()
+    finally:
+        victim.kill()
+        victim.wait()
+    assert "CANARY-argv" in outside.stdout
+    assert "CANARY" not in res.stdout + res.stderr, res.stdout
