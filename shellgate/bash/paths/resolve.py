@@ -960,6 +960,10 @@ def _is_leak(path: str, table: _Table) -> bool:
     return any(a.rule.leak for a in _literal_alts(path, table))
 
 
+def _any_leak(alts: Iterable[_Alt]) -> bool:
+    return any(a.rule.leak for a in alts)
+
+
 def _is_sensitive(path: str, table: _Table) -> bool:
     return bool(_literal_alts(path, table))
 
@@ -1370,28 +1374,30 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
               tree: bool, walk: int, dot_rule: bool, out: list[SensitiveHit],
               classes: set[PathClass], ctx: Context) -> bool:
     """Adds the hits of one candidate path of a word to ``out`` (one per class, the first
-    found); True once both classes are in."""
+    found); True once both classes are in. A path an implant-only rule names
+    (``.devcontainer/**``, ``/etc/ssh/**``) is still checked for being another name of a secret
+    and, a directory, searched for the secrets below it: the implant says nothing of what
+    reading it exposes (``.devcontainer/.env``, a hard link of ``~/.ssh/id_rsa`` there)."""
     if glob or tail:
-        alts: Iterable[_Alt] = _glob_alts_of(path, glob, tail, dot_rule, table.key)
+        alts: tuple[_Alt, ...] = _glob_alts_of(path, glob, tail, dot_rule, table.key)
     else:
-        alts = _literal_alts(path, table)
-        if tree and not alts and role is not Role.ATTR:
-            alts = _ancestor_alts(path, table, home)
-    shown = path
+        alts = tuple(_literal_alts(path, table))
+        if tree and not _any_leak(alts) and role is not Role.ATTR:
+            alts += _ancestor_alts(path, table, home)
     links = _links_for(ctx, table)
-    if not alts and not glob and not tail and role in _LINK_ROLES \
+    if not _any_leak(alts) and not glob and not tail and role in _LINK_ROLES \
             and (owned := links.owner(path, write=role is not Role.READ)) is not None:
-        alts = owned[1]
-    if walk and not alts and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
+        alts += tuple(owned[1])
+    found: tuple[str, list[_Alt]] | None = None
+    if walk and not _any_leak(alts) and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
         found = _secret_inside(path, table, home, follow=bool(walk & FOLLOW), visible=bool(walk & VISIBLE),
                                links=links)
         if found is not None and found[0] is _WALK_BOUND:
             classes.add(PathClass.LEAK)
             out.append(SensitiveHit(path, PathClass.LEAK, PathOp.READ, span, WALK_BOUND_PATTERN))
-        elif found is not None:
-            shown, alts = found
-    if alts:
-        for alt, cls, op in _classify(alts, role):
+            found = None
+    for shown, these in ((path, alts), *((found,) if found is not None else ())):
+        for alt, cls, op in _classify(these, role):
             if cls not in classes:
                 classes.add(cls)
                 out.append(SensitiveHit(shown, cls, op, span, alt.rule.pattern))
