@@ -3,7 +3,8 @@ processes: ``git log -p`` and ``git show`` are what agents run most, and reading
 a store (:mod:`.objects`) costs a fraction of a second per thousand commits, so the answer is
 kept in shellgate's cache directory (read-only to every command: a command cannot plant an
 answer) keyed by the store's :func:`.objects.signature` — a new object, pack or alternate
-changes it — and by the pattern of names asked about.
+changes it, and so does a file of the store rewritten in place — and by the pattern of names
+asked about.
 """
 
 from __future__ import annotations

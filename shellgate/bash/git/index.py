@@ -14,7 +14,6 @@ required (lower-case) extension.
 from __future__ import annotations
 
 import os
-import stat
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -84,17 +83,16 @@ def gitlinks(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[byt
 def entries(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[tuple[bytes, int]] | None:
     """The index's entries as (path name, mode), in index order; None when the index cannot be
     read exactly. No index: an empty list."""
+    from .plain import open_plain
+
     path = gitdir / "index"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd, st = open_plain(path, _MAX_BYTES)
     except FileNotFoundError:
         return []
-    except OSError:
+    except OSError:   # a FIFO, a link, a device, too big
         return None
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
-            return None
         sig = (str(path), st.st_mtime_ns, st.st_size, st.st_ino, hash_size, limit)
         if (hit := _cache.get(sig[0])) is not None and hit[0] == sig:
             return hit[1]   # every git command reads it (its gitlinks): once per change
