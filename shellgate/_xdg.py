@@ -33,6 +33,18 @@ def moved_xdg(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, str]
     return tuple(out)
 
 
+def own_dirs(home: Path | None = None,
+             environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """shellgate's own directories (``shellgate`` under each XDG base, where ``XDG_*`` put it
+    and at its default place under ``home``): its configuration, approvals, audit log, state
+    and caches. What lies below them is guarded by name already (the path table's
+    ``~/.config/shellgate/**`` …, the sandbox's ``own_state``)."""
+    home = home or Path(os.path.expanduser("~"))
+    out = [Path(directory) / "shellgate" for _default, directory in moved_xdg(environ)]
+    out += [home / default / "shellgate" for _var, default in XDG_BASES]
+    return tuple(dict.fromkeys(out))
+
+
 def state_dir(env: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/shellgate`` (``~/.local/state/shellgate``): the audit log, the undo
     watchers' FIFOs; read-only to every command too."""

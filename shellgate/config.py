@@ -416,4 +416,26 @@ def load_config(workspace: str | Path = ".", config_path: str | Path | None = No
             cfg = _restrict(layer, cfg, ws)
     if explicit is not None:
         cfg = _layer(cfg, explicit)
+    cfg = replace(cfg, rules=replace(cfg.rules, own=own_files(cfg, env)))
     return replace(cfg, trust_project_config=bool(trusted))
+
+
+def own_files(cfg: Config, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The files of ``cfg`` that shellgate reads or writes at decision time and that its own
+    directories (``_xdg.own_dirs``) and a project's ``.shellgate/`` do not already hold: a
+    ``--config`` file, and an audit log or approval store the config moved elsewhere. A
+    command that wrote one could loosen every later decision (``mode``, ``[hooks] enforce``,
+    a stored approval) or erase what the audit log says, so they are the policy's own
+    sensitive paths (``RuleSet.own``)."""
+    from ._xdg import own_dirs
+
+    dirs = own_dirs(environ=env)
+    out = []
+    for f in (*cfg.sources, cfg.audit_path, cfg.store_path):
+        if not f:
+            continue
+        path = os.path.abspath(f)
+        if PROJECT_DIR in Path(path).parts[:-1] or _under(path, tuple(map(str, dirs))):
+            continue
+        out.append(path)
+    return tuple(dict.fromkeys(out))

@@ -22,6 +22,8 @@ from ..bash.facts import Context, PathClass, PathOp, SensitiveHit
 from .classifier import BASH_TOOLS, file_paths
 
 _VERB = {PathOp.READ: "reads", PathOp.WRITE: "writes"}
+# A ``watched`` pattern: a read rule's, or one of shellgate's own files (``RuleSet.own``).
+WATCHED = "named by a read rule of the policy, or a file shellgate itself reads"
 _WHY = {PathClass.LEAK: "a secret or credential", PathClass.IMPLANT: "a file that runs code later"}
 
 
@@ -35,7 +37,7 @@ def relevant(hits: Iterable[SensitiveHit]) -> list[SensitiveHit]:
 def _part(h: SensitiveHit, watched: tuple[str, ...]) -> str:
     if h.op is PathOp.EXEC:  # the pattern says what runs: "core.sshcommand runs a command …"
         return f"runs what {h.path} names: {h.pattern}"
-    why = "named by a read rule of the policy" if h.pattern in watched else _WHY.get(h.cls, h.cls)
+    why = WATCHED if h.pattern in watched else _WHY.get(h.cls, h.cls)
     return f"{_VERB.get(h.op, 'touches')} {h.path} ({why})"
 
 

@@ -234,7 +234,8 @@ class Engine:
                 if pctx is None:  # bash calls carry theirs; build one for the other tools
                     from ..bash.facts import Context
 
-                    pctx = Context.here(cwd=cwd, workspace=workspace, home=self.home)
+                    pctx = Context.here(cwd=cwd, workspace=workspace, home=self.home,
+                                        watched=self.rules.watched(cwd))
                 reason = check_dangerous_path(name, req.args, pctx, got.analysis)
                 if reason:
                     return self._ask_dangerous(req, reason), got

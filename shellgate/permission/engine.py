@@ -202,7 +202,7 @@ class Engine:
                  untrusted_allows: Iterable[Rule] = (), never_off: Iterable[str] = ()) -> None:
         self.workspace = _norm(workspace)
         self._mode = parse_mode(mode)
-        self.rules = rules or RuleSet()
+        self.rules = rules if rules is not None else RuleSet()
         self.store = store if isinstance(store, Store) or store is None else Store(store)
         self.audit = audit if isinstance(audit, AuditLog) or audit is None else AuditLog(audit)
         self.approver = approver

@@ -226,6 +226,12 @@ _LITERAL, _RULE, _SHELL = "literal", "rule", "shell"   # how _segs reads a text
 _TABLE_LITERAL = str.maketrans({c: "?" for c in "[]\\{},"})  # special in the table only
 
 
+def literal_table_glob(path: str) -> str:
+    """An absolute ``path`` in the sensitive table's syntax, never narrower than the path
+    (its table-special characters become ``?``)."""
+    return os.path.normpath(path).translate(_TABLE_LITERAL)
+
+
 def _segs(text: str, kind: str) -> tuple[Any, ...]:
     """``text`` as the segments ``bash.paths.globs.path_intersects`` compares, lowercased:
     ``_LITERAL`` every character as itself (a path), ``_RULE`` a rule's glob (``*``, ``?``,

@@ -327,6 +327,11 @@ class RuleSet:
     allow: tuple[Rule, ...] = ()
     ask: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
+    # shellgate's own files outside its own directories, which it reads or writes at decision
+    # time (a ``--config`` file, a moved audit log or approval store: ``config.own_files``),
+    # absolute: what a command may neither read nor write, as the path table's
+    # ``~/.config/shellgate/**`` — else one write there loosens every later decision.
+    own: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.allow or self.ask or self.deny)
@@ -335,32 +340,41 @@ class RuleSet:
         return len(self.allow) + len(self.ask) + len(self.deny)
 
     def merged(self, other: RuleSet) -> RuleSet:
-        return RuleSet(self.allow + other.allow, self.ask + other.ask, self.deny + other.deny)
+        return RuleSet(self.allow + other.allow, self.ask + other.ask, self.deny + other.deny,
+                       tuple(dict.fromkeys(self.own + other.own)))
 
     def rules(self, action: RuleAction | str) -> tuple[Rule, ...]:
         return getattr(self, str(RuleAction(action)))
 
     def watched(self, cwd: str) -> tuple[str, ...]:
-        """What the deny and ask ``Read(…)`` rules name, in the sensitive table's syntax: the
-        bash core finds a command's reads of them — by a glob, a walk of a directory above,
-        a link — the way it finds reads of a key (``Context.watched``), and the deny side
+        """What the deny and ask ``Read(…)`` rules name, and :attr:`own`, in the sensitive
+        table's syntax: the bash core finds a command's reads of them — by a glob, a walk of
+        a directory above, a link — the way it finds reads of a key (``Context.watched``), and the deny side
         then meets each such read (``Read(~/private/**)`` stops ``grep -r x ~``)."""
-        out: list[str] = []
+        out = self._own_globs()
         for r in (*self.deny, *self.ask):
             if r.path is not None and r.path_op is PathOp.READ:
                 out += r.path.table_globs(base=r.base or cwd, cwd=cwd)
         return tuple(dict.fromkeys(out))
 
     def guarded(self, cwd: str) -> tuple[str, ...]:
-        """What the deny ``Edit(…)``/``Write(…)`` rules name, in the sensitive table's syntax:
-        a sandbox binds it read-only, so that no command the classifier misread (``truncate``,
+        """What the deny ``Edit(…)``/``Write(…)`` rules name, and :attr:`own`, in the sensitive
+        table's syntax: a sandbox binds it read-only, so that no command the classifier misread (``truncate``,
         ``dd of=``, a script) writes it. Deny only: an ask rule is a prompt the classifier
         raises, and a remembered approval of it must still be able to write."""
-        out: list[str] = []
+        out = self._own_globs()
         for r in self.deny:
             if r.path is not None and r.path_op is PathOp.WRITE:
                 out += r.path.table_globs(base=r.base or cwd, cwd=cwd)
         return tuple(dict.fromkeys(out))
+
+    def _own_globs(self) -> list[str]:
+        """:attr:`own` in the sensitive table's syntax: in :meth:`watched` (every read or
+        write of them is a sensitive hit, hidden when confined) and :meth:`guarded` (read-only
+        when confined, also where a tier cannot hide a file inside a writable root)."""
+        from .pattern import literal_table_glob
+
+        return [literal_table_glob(p) for p in self.own]
 
     @classmethod
     def parse(cls, allow: Iterable[Any] = (), ask: Iterable[Any] = (), deny: Iterable[Any] = (),

@@ -156,12 +156,9 @@ def own_state(home: Path | None = None) -> tuple[Path, ...]:
     as the path table hides their default places (``~/.config/shellgate/**`` …): they hold the
     serve key (a command that read it could pose as ``shellgate serve``, hookclient.py), the
     approvals and the rules."""
-    from .._xdg import XDG_BASES, moved_xdg
+    from .._xdg import own_dirs
 
-    home = home or Path(os.path.expanduser("~"))
-    out = [Path(directory) / "shellgate" for _default, directory in moved_xdg()]
-    out += [home / default / "shellgate" for _var, default in XDG_BASES]
-    return tuple(dict.fromkeys(out))
+    return own_dirs(home)
 
 
 def masked_paths(home: Path, disk: Disk | None = None) -> tuple[Path, ...]:

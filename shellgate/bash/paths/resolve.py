@@ -47,7 +47,7 @@ __all__ = ["check_path", "check_search", "scan", "hits_for_text", "expand_variab
 # What a compiled table is for: the lowercased HOME, the context's watched patterns and the
 # XDG bases the environment moves (shellgate._xdg.moved_xdg).
 TableKey = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
-WATCHED_WHY = "a path a read rule of the policy names"
+WATCHED_WHY = "a path a read rule of the policy names, or a file shellgate itself reads"
 
 _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
