@@ -127,3 +127,26 @@ def test_a_write_to_the_config_never_opens_the_next_call(world):
     nxt = hook(world, {"command": "python3 x.py"}, "Bash", mode="default")
     assert nxt["permissionDecision"] != "allow" or "updatedInput" in nxt, nxt
     assert world["cfg"].read_text() != TRUST
+
+
+AGENT_CONFIGS = load("agent_config_writes.jsonl")
+
+
+@pytest.mark.parametrize("case", AGENT_CONFIGS, ids=[c["path"] for c in AGENT_CONFIGS])
+def test_agent_config_files_are_implants_for_the_write_tool(world, case):
+    """The files an agent runs from its config directories ask like the sandbox keeps them;
+    instructions (GEMINI.md) and look-alikes elsewhere stay edits."""
+    rel = case["path"]
+    path = (Path(world["env"]["HOME"]) / rel[2:]) if rel.startswith("~/") else world["work"] / rel
+    out = hook(world, {"file_path": str(path), "content": "x\n"}, "Write")
+    assert out["permissionDecision"] == case["expect"], out
+
+
+def test_an_allow_does_not_carry_a_request_to_leave_claude_codes_sandbox(world):
+    """``dangerouslyDisableSandbox`` asks Claude Code to drop *its* sandbox, which it asks the
+    user about; shellgate's allow (of its own confinement) must not pass it on."""
+    out = hook(world, {"command": "ls", "dangerouslyDisableSandbox": True,
+                       "description": "list"}, "Bash")
+    assert out["permissionDecision"] == "allow", out
+    assert "dangerouslyDisableSandbox" not in out["updatedInput"], out
+    assert out["updatedInput"]["description"] == "list"

@@ -527,7 +527,15 @@ def enforce(call: Call, outcome: Outcome, tool_input: Mapping[str, Any], workspa
     if confined.notes:
         reason += "; " + "; ".join(confined.notes)
     return replace(outcome, reason=reason, grant=str(grant),
-                   updated_input={**tool_input, "command": confined.line})
+                   updated_input={**{k: v for k, v in tool_input.items() if k not in NOT_CARRIED},
+                                  "command": confined.line})
+
+
+# Tool-input keys an allow does not pass on. Claude Code's Bash takes
+# ``dangerouslyDisableSandbox: true`` to run outside *its own* sandbox, which it otherwise asks
+# the user about; shellgate's allow answers a different question (its own confinement), so it
+# must not carry the agent's request to drop the user's sandbox past that prompt.
+NOT_CARRIED = frozenset({"dangerouslyDisableSandbox"})
 
 
 def run(spec: AgentSpec, stdin_text: str, mode_override: str | None = None,

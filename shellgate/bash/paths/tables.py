@@ -313,9 +313,11 @@ IMPLANT_RULES: tuple[PathRule, ...] = (
     _implant(".claude/{commands,agents,hooks,skills}/**", "agent commands, hooks and skills"),
     _implant("~/.claude/settings*.json", "user agent settings: hooks, permissions"),
     _implant("~/.claude/{commands,agents,hooks,skills,plugins}/**", "user agent commands, hooks, skills"),
-    _implant("{.gemini,~/.gemini}/settings.json", "Gemini CLI settings: MCP servers, tools"),
+    _implant("{.gemini,~/.gemini}/{settings.json,commands/**,extensions/**,policies/**}",
+             "Gemini CLI settings, custom commands (!{…} runs shell), extensions, policy rules"),
     _implant("{.cursor,~/.cursor}/mcp.json", "Cursor MCP servers"),
-    _implant("{.codex,~/.codex}/config.toml", "Codex CLI config: MCP servers, sandbox mode"),
+    _implant("{.codex,~/.codex}/{config.toml,hooks.json,rules/**,prompts/**}",
+             "Codex CLI config (MCP servers, sandbox mode), hooks, execpolicy rules, prompts"),
     _implant("/etc/claude-code/**", "managed agent settings"),
     # --- IDE configuration ---
     _implant(".vscode/{tasks,launch,settings}.json", "tasks run on folder open; settings name programs"),
