@@ -85,6 +85,9 @@ _XARGS_FLAGS = frozenset({"-0", "--null", "-r", "--no-run-if-empty", "-t", "--ve
                           "--exit"})
 _XARGS_VALUED = frozenset({"-n", "-L", "-P", "-s", "-I", "-E"})
 _XARGS_LONG_VALUED = ("--max-args=", "--max-lines=", "--max-procs=", "--max-chars=", "--eof=")
+# A bundle of those switches (``-r0``, ``-0r``, ``-rt``): getopt reads ``-r0`` as ``-r -0``. Only
+# letters that take no value: ``-0n1`` or ``-0i`` would need xargs's value rules here too.
+_XARGS_BUNDLE = lazy_compile(r"-[0rtx]{2,}")
 # find words that print something other than names, follow links or run programs.
 _FIND_REFUSED = frozenset({"-printf", "-fprintf", "-ls", "-fls", "-fprint", "-fprint0", "-exec",
                            "-execdir", "-ok", "-okdir", "-delete", "-files0-from", "-L", "-follow",
@@ -199,9 +202,9 @@ def _xargs_ok(words: tuple[Word, ...], first_inner: Word, null: set[bool]) -> bo
         t = w.text
         if not w.static:
             return False
-        if t in ("-0", "--null"):
+        if t in ("-0", "--null") or _XARGS_BUNDLE.fullmatch(t) and "0" in t:
             null.add(True)
-        if t in _XARGS_FLAGS or t.startswith(_XARGS_LONG_VALUED):
+        if t in _XARGS_FLAGS or t.startswith(_XARGS_LONG_VALUED) or _XARGS_BUNDLE.fullmatch(t):
             i += 1
         elif t in _XARGS_VALUED:
             i += 2
