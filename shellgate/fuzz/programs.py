@@ -62,7 +62,9 @@ HELPERS: dict[str, frozenset[str]] = {
     "groff": frozenset(("troff", "grotty", "preconv", "tbl", "eqn", "pic", "soelim")),
     "nroff": frozenset(("groff", "troff", "grotty", "locale", "preconv", "tbl")),
     "locale": _COMPRESSORS,   # `locale -m` reads gzipped charmaps
-    "zcat": _COMPRESSORS, "zless": _COMPRESSORS | {"less"}, "zgrep": _COMPRESSORS | {"grep"},
+    "zcat": _COMPRESSORS, "zless": _COMPRESSORS | {"less"}, "zgrep": _COMPRESSORS | {"grep", "expr", "sed"},
+    # zegrep/zfgrep are `exec zgrep -E/-F`; zgrep's script runs gzip, grep, expr and sed
+    **dict.fromkeys(("zegrep", "zfgrep"), _COMPRESSORS | {"zgrep", "grep", "expr", "sed"}),
     "dpkg": frozenset(("dpkg-query",)),   # dpkg -l/-L/-S/-s/-p exec dpkg-query
 }
 
