@@ -79,3 +79,79 @@ def test_a_written_hook_keeps_the_users_hard_link(tmp_path):
         sb.close()
     assert r.violations
     assert os.path.samefile(shared, ws / ".git" / "hooks" / "pre-commit")
+
+
+# --------------------------------------------------------------------------- scratch
+
+SCRATCH = [r for r in ROWS if r["kind"] == "scratch"]
+CAP = 64 * 1024 * 1024
+
+
+def _usage(path: Path) -> int:
+    return sum(p.lstat().st_blocks * 512 for p in path.rglob("*"))
+
+
+def _capped(ws: Path, home: Path):
+    from shellgate.sandbox import Limits
+
+    return build_policy(ws, home=home, limits=Limits(scratch_size=CAP))
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("row", SCRATCH, ids=[r["why"] for r in SCRATCH])
+def test_the_scratch_space_is_capped(tmp_path, tier, row):
+    sb = sandbox_or_skip(tier)
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    home.mkdir()
+    try:
+        r = sb.run(row["cmd"], _capped(ws, home), ws)
+        held = _usage(sb.tmpdir())
+        if row["stop"] == "total":   # over its cap, the scratch still serves what empties it
+            freed = sb.run('rm -f "${TMPDIR:-/tmp}"/f*; echo freed', _capped(ws, home), ws)
+            assert freed.stdout == "freed\n" and _usage(sb.tmpdir()) < CAP, freed.notes
+    finally:
+        sb.close()
+    if row["stop"] == "file":
+        assert r.exit_code != 0
+        assert "File size limit exceeded" in r.stderr, r.stderr
+        assert all(p.stat().st_size <= CAP for p in ws.rglob("*"))
+    elif row["stop"] == "total":
+        assert r.signal == 9 and any("scratch_size" in n for n in r.notes), (r.notes, r.stderr)
+    else:
+        assert r.exit_code == 0 and r.stdout.strip() == str(row["asked"]), r.stderr
+    if row["stop"] != "none":
+        assert held < row["asked"] or not row["asked"]
+        assert held <= 2 * CAP   # the total's look overshoots by one interval's writes at most
+
+
+def test_the_hook_lines_tmpfs_is_capped(tmp_path):
+    """A hook's bwrap line makes /tmp itself: the kernel caps it (ENOSPC), in memory."""
+    from shellgate.sandbox.enforce import confine, hook_tier
+    from shellgate.sandbox.probe import Tier
+
+    if hook_tier().tier is not Tier.BWRAP:
+        pytest.skip("the hook tier here is not bwrap: its /tmp is the host's")
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    home.mkdir()
+    cmd = "df -B1 --output=size /tmp | tail -1; yes | head -c 200M > /tmp/big; echo rc=$?"
+    line = confine(cmd, _capped(ws, home), cwd=ws).line
+    done = subprocess.run(["bash", "-c", line], cwd=ws, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    size, rc = done.stdout.split()
+    assert int(size) == CAP and rc == "rc=1", done.stdout
+    assert "No space left on device" in done.stderr
+
+
+def test_scratch_size_is_a_setting():
+    from shellgate.sandbox import Limits
+    from shellgate.tools.settings import parse_section
+
+    assert Limits().scratch_size == Limits().file_cap == 1 << 30
+    assert parse_section({"scratch_size": 0}).limits.scratch_size is None
+    assert parse_section({"scratch_size": 0}).limits.file_cap is None
+    capped = parse_section({"scratch_size": 5 << 20, "file_size": 7 << 20}).limits
+    assert (capped.scratch_size, capped.file_cap) == (5 << 20, 7 << 20)
+    with pytest.raises(ValueError, match="scratch_size"):
+        parse_section({"scratch_size": -1})
