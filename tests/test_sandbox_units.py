@@ -151,10 +151,13 @@ def test_trailer_last_record_wins_and_garbage_is_ignored() -> None:
 
 def test_wrap_sets_limits_and_keeps_the_command_verbatim() -> None:
     cmd = "echo 'a;b'\nexit 3"
-    script = wrap(cmd, 9, Limits(core=0, open_files=64, file_size=None))
+    script = wrap(cmd, 9, Limits(core=0, open_files=64, file_size=None, scratch_size=None))
     first, rest = script.split("\n", 1)
     assert rest == cmd and ">&9" in first
     assert "ulimit -c 0" in first and "ulimit -n 64" in first and "ulimit -f" not in first
+    # no file larger than the scratch may hold, unless file_size says otherwise (scratch.py)
+    assert "ulimit -f 2048 " in wrap(cmd, 9, Limits(scratch_size=2 << 20)).split("\n")[0]
+    assert "ulimit -f 3 " in wrap(cmd, 9, Limits(file_size=3072, scratch_size=2 << 20))
 
 
 # -- environment --------------------------------------------------------------------------

@@ -241,3 +241,58 @@ def test_landlock_line_killed_is_restored(tmp_path: Path, shell: str, kill: str)
         _wait_gone(guardian)
     assert hook.read_text() == "#!/bin/sh\nexit 0\n"
     assert not (world["work"] / ".envrc").exists()
+
+
+def _watch_dirs_of(watcher: int) -> list[Path]:
+    """The directories the watcher ``watcher`` was armed with (``arm SHELL DIR… --``)."""
+    argv = Path(f"/proc/{watcher}/cmdline").read_bytes().split(b"\0")
+    start = argv.index(b"arm") + 2
+    return [Path(os.fsdecode(a)) for a in argv[start:argv.index(b"--")]]
+
+
+def _private_dirs(bases: list[Path]) -> set[Path]:
+    return {p for b in bases if b.is_dir() for p in b.glob("shellgate-watch-*")}
+
+
+@needs_bwrap
+def test_a_killed_watchers_directory_is_swept_at_the_next_start(tmp_path: Path) -> None:
+    """SIGKILL leaves a watcher no ``finally``: its FIFO's directory stayed in the state
+    directory for good, one more per killed watcher. The next line's watcher removes it (no
+    process holds its lock any more), and leaves a live watcher's alone."""
+    world = _world(tmp_path)
+    line = confined_line(world, "echo ready > ready; read x < go", "write")
+    with _started(world, "bash", line) as proc:
+        assert _read_fifo(world["work"] / "ready") == b"ready\n"
+        watcher = _watcher_of(proc.pid)
+        bases = _watch_dirs_of(watcher)
+        (killed,) = _private_dirs(bases)
+        os.kill(watcher, signal.SIGKILL)
+        _wait_gone(watcher)
+        (world["work"] / "go").write_text("x\n")
+        assert proc.wait(timeout=WAIT) == 0
+    assert killed.is_dir()   # nothing of the killed watcher removed it
+
+    # A live watcher (its line waits on `go`) beside the next line, which runs to its end.
+    with _started(world, "bash", line) as live:
+        assert _read_fifo(world["work"] / "ready") == b"ready\n"
+        alive = _watcher_of(live.pid)
+        (kept,) = _private_dirs(bases) - {killed}
+        done = subprocess.run(["bash", "-c", confined_line(world, "true", "write")],
+                              cwd=world["work"], env=world["env"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=WAIT)
+        assert done.returncode == 0, done.stderr
+        assert not killed.exists()
+        assert kept.is_dir() and _gone_not(alive)
+        (world["work"] / "go").write_text("x\n")
+        assert live.wait(timeout=WAIT) == 0
+        _wait_gone(alive)
+    assert not kept.exists()   # a watcher that stands down removes its own
+
+
+def _gone_not(pid: int) -> bool:
+    """Whether ``pid`` still runs (not a zombie)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in (b"Z", b"X")

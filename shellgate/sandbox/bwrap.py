@@ -65,7 +65,11 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     """
     disk = disk or Disk()
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += ["--bind", str(tmpdir), _TMP] if tmpdir is not None else ["--tmpfs", _TMP]
+    if tmpdir is not None:
+        argv += ["--bind", str(tmpdir), _TMP]
+    else:   # capped by the kernel: a full one answers ENOSPC (:mod:`.scratch`)
+        cap = policy.limits.scratch_size
+        argv += (["--size", str(cap)] if cap else []) + ["--tmpfs", _TMP]
     # Every path in one form, symlinks resolved, as the kernel resolves a mount's: a root
     # reached through a link (a cwd of /w/link) once met no protected path resolved.
     writable = _by_depth(r for w in policy.roots() if disk.isdir(r := disk.realpath(str(w))))
@@ -163,6 +167,7 @@ def unbound(policy: Policy, disk: Disk | None = None) -> list[str]:
 
 _FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP))
 _ONE_PATH = frozenset(("--tmpfs", "--remount-ro", "--dev", "--proc"))
+_ONE_WORD = "--size"   # one word, a number, no path
 _TWO_PATHS = frozenset(("--bind", "--ro-bind", "--symlink"))
 
 
@@ -180,6 +185,9 @@ def mount_identity(mounts: list[str], disk: Disk | None = None) -> tuple[tuple[s
     i = 0
     while i < len(mounts):
         flag = mounts[i]
+        if flag == _ONE_WORD:
+            i += 2
+            continue
         n = 2 if flag in _TWO_PATHS else 1 if flag in _ONE_PATH else 0
         for p in mounts[i + 1:i + 1 + n]:
             if p not in _FIXED:
@@ -198,8 +206,8 @@ def unseen(path: str, mounts: list[str]) -> bool:
     i = 0
     while i < len(mounts):
         flag = mounts[i]
-        n = 2 if flag in _TWO_PATHS else 1 if flag in _ONE_PATH else 0
-        if n and flag != "--remount-ro" and _within(path, mounts[i + n]):
+        n = 2 if flag in _TWO_PATHS else 1 if flag in (*_ONE_PATH, _ONE_WORD) else 0
+        if n and flag not in ("--remount-ro", _ONE_WORD) and _within(path, mounts[i + n]):
             if flag == "--bind":
                 return False
             last = flag

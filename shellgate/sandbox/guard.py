@@ -29,6 +29,7 @@ class _State:
     data: bytes | None = None    # file content, or link target
     sig: tuple = ()              # (size, mtime_ns, ino) for large files / others
     children: tuple[tuple[str, _State], ...] = ()
+    links: int = 0               # a file's names (st_nlink): one more is a new name for it
 
 
 _MISSING = _State("missing")
@@ -45,7 +46,8 @@ def _snap(path: str | Path, budget: list[int]) -> _State:
         return _State("link", data=os.fsencode(os.readlink(path)))
     if stat.S_ISREG(st.st_mode):
         data = _content(path, st) if st.st_size <= _MAX_FILE else None
-        return _State("file", st.st_mode, data, (st.st_size, st.st_mtime_ns, st.st_ino))
+        return _State("file", st.st_mode, data, (st.st_size, st.st_mtime_ns, st.st_ino),
+                      links=st.st_nlink)
     if stat.S_ISDIR(st.st_mode):
         kids: list[tuple[str, _State]] = []
         try:
@@ -94,14 +96,19 @@ def _content(key: str, st: os.stat_result) -> bytes | None:
     return data
 
 
-def _same(a: _State, b: _State) -> bool:
+def _same(a: _State, b: _State, *, links: bool = True) -> bool:
+    """Whether ``b`` (after the command) is still ``a`` (before it). A file that gained a name
+    is not (unless ``links`` is false): ``ln .git/hooks/pre-commit h`` left a workspace name
+    for the hook's inode."""
     if a.kind != b.kind:
         return False
     if a.kind == "file":   # the mode too: `chmod 644` through a hard link of a key exposes it
         same = a.data == b.data if a.data is not None and b.data is not None else a.sig == b.sig
-        return same and stat.S_IMODE(a.mode) == stat.S_IMODE(b.mode)
+        return same and stat.S_IMODE(a.mode) == stat.S_IMODE(b.mode) and (
+            not links or b.links <= a.links)
     if a.kind == "dir":
-        return a.children == b.children and a.mode == b.mode
+        return a.mode == b.mode and len(a.children) == len(b.children) and all(
+            n == m and _same(x, y) for (n, x), (m, y) in zip(a.children, b.children, strict=True))
     return a == b
 
 
@@ -113,6 +120,43 @@ def _remove(path: Path) -> None:
             path.unlink(missing_ok=True)
     except OSError:
         pass
+
+
+def _rewrite(path: Path, want: _State) -> int | None:
+    """Put ``want``'s bytes and mode back into the very inode ``path`` had before the command,
+    when it still has it: the names of the file outside the writable roots are that inode too
+    (a hook the user hard-links from ``~/githooks`` into each repository), and a restore that
+    only replaced ``path`` left the command's bytes under all of them. The inode's name count
+    afterwards, or None when ``path`` is another file now (replaced, not written through)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_ino != want.sig[2]:
+            return None
+        return _rewrite_fd(fd, want)
+    finally:
+        os.close(fd)
+
+
+def _rewrite_fd(fd: int, want: _State) -> int | None:
+    """:func:`_rewrite` through ``fd``, a file open for reading (a mode without write
+    permission is lifted for the write): the name count after, or None."""
+    try:
+        os.fchmod(fd, stat.S_IMODE(want.mode) | stat.S_IWUSR)
+        wfd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC)
+        try:   # (the same inode: a /proc/self/fd link reopens what fd holds, not a path)
+            data = memoryview(want.data or b"")
+            while data:
+                data = data[os.write(wfd, data):]
+        finally:
+            os.close(wfd)
+        os.fchmod(fd, stat.S_IMODE(want.mode))
+        return os.fstat(fd).st_nlink
+    except OSError:
+        return None
 
 
 def _restore(path: Path, want: _State) -> bool:
@@ -129,6 +173,11 @@ def _restore(path: Path, want: _State) -> bool:
             return False
         if os.path.islink(path) or path.is_dir():
             _remove(path)
+        links = _rewrite(path, want)
+        if links is not None and links <= want.links:
+            return True
+        # Another inode stands there, or the command gave this one a new name: a fresh file
+        # (every name the inode had keeps the bytes put back above, but is no longer this file).
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".shellgate-restore")
         tmp.write_bytes(want.data)
@@ -146,7 +195,7 @@ def _restore(path: Path, want: _State) -> bool:
             if n not in kept:
                 _remove(path / n)
         for n, child in want.children:
-            if not _same(_snap(path / n, [_MAX_ENTRIES]), child):
+            if not _same(child, _snap(path / n, [_MAX_ENTRIES])):
                 ok = _restore(path / n, child) and ok
         return ok
     return False
@@ -170,17 +219,50 @@ class Guard:
         disk = disk or Disk()
         self._before = [(p, _MISSING if not disk.lexists(str(p)) else _snap(p, budget),
                          disk.realpath(str(p.parent)), _way(p, roots, disk)) for p in paths]
+        self._held = [h for p, state, _, _ in self._before for h in _hold(p, state)]
 
     def check(self) -> list[str]:
         out: list[str] = []
-        for path, before, parent, way in self._before:
-            after = _snap(path, [_MAX_ENTRIES])
-            if _same(before, after):
-                continue
-            ok = _restore_under(path, before, parent, way)
-            verb = "removed" if before.kind == "missing" else "restored"
-            out.append(f"write to protected path {path} {'was ' + verb if ok else 'could not be undone'}")
+        try:
+            for path, before, parent, way in self._before:
+                after = _snap(path, [_MAX_ENTRIES])
+                if _same(before, after):
+                    continue
+                ok = _restore_under(path, before, parent, way)
+                verb = "removed" if before.kind == "missing" else "restored"
+                out.append(f"write to protected path {path} "
+                           f"{'was ' + verb if ok else 'could not be undone'}")
+            for path, fd, want in self._held:
+                if _same(want, _snap_fd(fd, [1]), links=False):
+                    continue
+                ok = _rewrite_fd(fd, want) is not None
+                out.append(f"write to the file that was protected path {path} (its other names: "
+                           f"hard links) {'was restored' if ok else 'could not be undone'}")
+        finally:
+            for _, fd, _ in self._held:
+                os.close(fd)
+            self._held = []
         return out
+
+
+def _hold(path: Path, state: _State) -> list[tuple[Path, int, _State]]:
+    """An open file for each protected file with other names (``st_nlink > 1``), ``path`` a
+    directory's children included: the command may move another file onto the protected name
+    and write the old inode through a name it made (``ln``) or one the user had — a hook the
+    user hard-links from ``~/githooks``, outside every writable root. The path's check sees
+    its bytes at the path; this one sees the inode's, wherever it is named."""
+    if state.kind == "dir":
+        return [h for n, child in state.children for h in _hold(path / n, child)]
+    if state.kind != "file" or state.links <= 1 or state.data is None:
+        return []
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return []
+    if os.fstat(fd).st_ino != state.sig[2]:
+        os.close(fd)
+        return []
+    return [(path, fd, state)]
 
 
 # The directories between a writable root and a protected path, root first, each with what
@@ -305,7 +387,8 @@ def _snap_fd(fd: int, budget: list[int]) -> _State:
     budget[0] -= 1
     if stat.S_ISREG(st.st_mode):
         data = _read_fd(fd) if st.st_size <= _MAX_FILE else None
-        return _State("file", st.st_mode, data, (st.st_size, st.st_mtime_ns, st.st_ino))
+        return _State("file", st.st_mode, data, (st.st_size, st.st_mtime_ns, st.st_ino),
+                      links=st.st_nlink)
     if not stat.S_ISDIR(st.st_mode):
         return _State("other", st.st_mode, sig=(st.st_size, st.st_mtime_ns, st.st_ino))
     kids: list[tuple[str, _State]] = []

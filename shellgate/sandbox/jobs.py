@@ -25,6 +25,7 @@ from .prespawn import SWEEP_TIMEOUT, Proc, Server
 
 if TYPE_CHECKING:
     from .background import Background
+    from .scratch import Watch
 
 
 class Job:
@@ -189,10 +190,12 @@ class ServerJob(Job):
             self.out_fd = self.err_fd = -1
 
 
-def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool, bool]:
-    """Read both pipes until the command is done; enforce timeout and output cap.
-    Returns (stdout, stderr, timed out, output over the hard cap). ``poll`` rather than a
-    selector object: no epoll fd to create and close per command."""
+def pump(job: Job, lim: Limits, start: float,
+         scratch: Watch | None = None) -> tuple[HeadTail, HeadTail, bool, bool, str | None]:
+    """Read both pipes until the command is done; enforce timeout, output cap and the
+    scratch directory's cap (``scratch``, looked at while the command runs).
+    Returns (stdout, stderr, timed out, output over the hard cap, why the scratch stopped it).
+    ``poll`` rather than a selector object: no epoll fd to create and close per command."""
     bufs = {job.out_fd: HeadTail(lim.output_head, lim.output_tail),
             job.err_fd: HeadTail(lim.output_head, lim.output_tail)}
     poller = select.poll()
@@ -208,6 +211,7 @@ def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool,
     exited = timed_out = over = False
     drain_end: float | None = None
     total = 0
+    stopped: str | None = None
 
     def kill() -> None:  # its exit is known afterwards: stop watching for it
         nonlocal watching_exit
@@ -235,7 +239,13 @@ def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool,
                 kill()
                 exited = True
                 continue
+            if scratch is not None and (stopped := scratch.over(now)):
+                kill()
+                exited = True
+                continue
             wait = deadline - now if watching_exit else min(deadline - now, 0.02)
+            if scratch is not None:
+                wait = min(wait, max(0.0, scratch.due - now))
         for fd, _ in poller.poll(max(0, math.ceil(wait * 1000))):
             if fd == exit_fd and watching_exit:
                 if job.returncode is None:
@@ -255,7 +265,7 @@ def pump(job: Job, lim: Limits, start: float) -> tuple[HeadTail, HeadTail, bool,
                 over = True
                 kill()
                 exited = True
-    return bufs[job.out_fd], bufs[job.err_fd], timed_out, over
+    return bufs[job.out_fd], bufs[job.err_fd], timed_out, over, stopped
 
 
 def _read_ready(poller: select.poll, bufs: dict[int, HeadTail], open_fds: set[int]) -> None:

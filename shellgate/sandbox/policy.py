@@ -15,6 +15,7 @@ from .._record import field, record
 
 KiB = 1024
 MiB = 1024 * KiB
+GiB = 1024 * MiB
 
 
 def within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
@@ -50,6 +51,14 @@ class Limits:
     address_space: int | None = None  # bytes (RLIMIT_AS)
     max_jobs: int = 8                 # background jobs alive at once (pre-spawned bwrap only)
     job_lifetime: float = 3600.0      # seconds a background job may live before it is stopped
+    scratch_size: int | None = GiB    # bytes the private /tmp may hold (None: no cap; scratch.py)
+
+    @property
+    def file_cap(self) -> int | None:
+        """RLIMIT_FSIZE for the command: ``file_size`` when set, else ``scratch_size`` — no
+        single file may be larger than the scratch space may hold, in the workspace either
+        (:mod:`.scratch`)."""
+        return self.file_size if self.file_size is not None else self.scratch_size
 
 
 @record

@@ -28,10 +28,11 @@ from .disk import Disk
 from .env import build_env
 from .guard import Guard, Pins
 from .jobs import Job, ProcJob, ServerJob, pump
-from .policy import Policy, within_any
+from .policy import Limits, Policy, within_any
 from .policy import within as _within
 from .prespawn import STATUS_FD, Pool, Server, ServerError
 from .probe import Probe, Tier, landlock_usable, probe
+from .scratch import Watch
 from .script import parse_trailer, wrap
 from .seccomp import filter_bytes
 
@@ -246,7 +247,7 @@ class Sandbox:
                                                 notes, disk, around)
             try:
                 try:
-                    out, err, timed_out, over = pump(job, lim, start)
+                    out, err, timed_out, over, full = pump(job, lim, start, _scratch(tmp, lim))
                 finally:
                     job.close()
             finally:
@@ -272,6 +273,9 @@ class Sandbox:
             code = rc
         if over:
             notes.append(f"output exceeded {lim.output_hard} bytes; the command was killed")
+            sig = sig or signal.SIGKILL
+        if full:
+            notes.append(full)
             sig = sig or signal.SIGKILL
         new_cwd = cwd
         if trailer is not None and trailer[1] != cwd:
@@ -454,6 +458,11 @@ class Sandbox:
             return spawner_for(writable, hidden, policy.network).popen(
                 program, cwd=cwd, pass_fds=(status_w,), **kw)
         return subprocess.Popen(program, cwd=cwd, pass_fds=(status_w,), **kw)
+
+
+def _scratch(tmp: Path, lim: Limits) -> Watch | None:
+    """The watch on the private tmp directory's total (:mod:`.scratch`), when it is capped."""
+    return Watch(str(tmp), lim.scratch_size) if lim.scratch_size else None
 
 
 def _backgrounds(command: str) -> bool:

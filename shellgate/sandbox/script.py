@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .policy import Limits
 
-_ULIMIT_FLAGS = (("core", "-c", 1024), ("file_size", "-f", 1024), ("open_files", "-n", 1),
+_ULIMIT_FLAGS = (("core", "-c", 1024), ("file_cap", "-f", 1024), ("open_files", "-n", 1),
                  ("cpu", "-t", 1), ("address_space", "-v", 1024))
 
 

@@ -21,7 +21,10 @@ the sandbox neither sees nor changes (``$XDG_RUNTIME_DIR``, shellgate's state di
 host's ``/tmp``: :func:`.enforce._watch_dirs`) — a FIFO on a read-only mount can still be
 opened and written.
 
-Run as a file, not as a module of the package: only ``os``, ``select`` and ``time`` are
+A watcher killed with SIGKILL cannot remove its directory; the next ``arm`` removes every one
+whose watcher is gone (:func:`sweep`: each holds an ``flock`` on ``DIR/lock`` while it lives).
+
+Run as a file, not as a module of the package: only ``os``, ``select``, ``time`` and ``fcntl`` are
 imported on the way (``-S``: no site; ~10 ms, where the package's imports would add 25 ms and
 ``contextlib`` alone 3 ms); the undo imports :mod:`.guard` from the package this file belongs
 to. The line waits for ``arm``'s output to end: the pipe is moved off fd 1 before the
@@ -30,6 +33,7 @@ forks, so that it ends when ``arm`` has written, not when the detached process h
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import sys
@@ -98,9 +102,15 @@ def _gone(pid: int) -> bool:
     return st is None or st[0] in (b"Z", b"X")
 
 
-def _private(dirs: list[str], name: str) -> tuple[str, str]:
-    """``(DIR, DIR/f)``: a new directory ``name`` (mode 0700) holding the FIFO, in the first of
-    ``dirs`` where both can be made. OSError saying why in each, when none."""
+PREFIX = "shellgate-watch-"
+LOCK = "lock"   # DIR/lock: held (flock) by the watcher for as long as it lives
+
+
+def _private(dirs: list[str], name: str) -> tuple[str, str, int]:
+    """``(DIR, DIR/f, lock)``: a new directory ``name`` (mode 0700) holding the FIFO, in the
+    first of ``dirs`` where it can be made, and the open, locked ``DIR/lock`` (:func:`sweep`).
+    The lock file gets its name only once it is locked: a sweep never finds it unlocked while
+    its watcher is being set up. OSError saying why in each directory, when none."""
     why = []
     for base in dirs:
         where = os.path.join(base, name)
@@ -109,20 +119,77 @@ def _private(dirs: list[str], name: str) -> tuple[str, str]:
         except OSError as exc:
             why.append(f"{base}: {exc.strerror}")
             continue
+        lock = -1
         try:
+            lock = os.open(f"{where}/.{LOCK}", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                           0o600)
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.rename(f"{where}/.{LOCK}", f"{where}/{LOCK}")
             os.mkfifo(f"{where}/f", 0o600)
-            return where, f"{where}/f"
+            return where, f"{where}/f", lock
         except OSError as exc:
             why.append(f"{base}: {exc.strerror}")
-            os.rmdir(where)
+            if lock >= 0:
+                os.close(lock)
+            _remove(where)
     raise OSError(0, "no directory for its FIFO that the sandbox cannot reach ("
                   + ("; ".join(why) or "none") + ")")
+
+
+def _remove(where: str) -> None:
+    """Remove a watcher's directory and what it may hold (nothing else: it is ours, 0700)."""
+    for name in ("f", LOCK, f".{LOCK}"):
+        try:
+            os.unlink(f"{where}/{name}")
+        except OSError:
+            continue
+    try:
+        os.rmdir(where)
+    except OSError:
+        return   # (no contextlib here: see the module's docstring)
+
+
+def sweep(dirs: list[str]) -> list[str]:
+    """Remove the directories that watchers killed with SIGKILL left in ``dirs`` (their
+    ``finally`` never ran): each one of ours whose ``lock`` no process holds any more. A
+    watcher's lock is an ``flock`` on its open file, which ends with the last process holding
+    it: no pid is guessed, and a pid the kernel reused says nothing here. A directory without
+    a ``lock`` (a watcher being set up, or one of a shellgate before locks) is left alone.
+    The directories removed."""
+    out = []
+    uid = os.geteuid()
+    for base in dirs:
+        try:
+            names = [n for n in os.listdir(base) if n.startswith(PREFIX)]
+        except OSError:
+            continue
+        for name in names:
+            where = os.path.join(base, name)
+            try:
+                st = os.lstat(where)
+                if st.st_uid != uid or st.st_mode & 0o170000 != 0o040000:   # a directory
+                    continue
+                fd = os.open(f"{where}/{LOCK}", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue   # its watcher lives
+            try:
+                _remove(where)   # under the lock: another sweep skips it meanwhile
+                out.append(where)
+            finally:
+                os.close(fd)
+    return out
 
 
 def arm(shell: int, dirs: list[str], marks: list[str]) -> int:
     """Set up the FIFO and the detached watcher, print ``DIR TOKEN`` and return."""
     token = os.urandom(16).hex()
-    where, fifo = _private(dirs, f"shellgate-watch-{token[:16]}")
+    sweep(dirs)
+    where, fifo, _lock = _private(dirs, f"{PREFIX}{token[:16]}")   # held by the watcher
     # Read end, non-blocking: no writer has come yet, so it never reads as hung up until one has.
     rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     watched = _Process(shell)
@@ -140,11 +207,7 @@ def arm(shell: int, dirs: list[str], marks: list[str]) -> int:
             os.dup2(null, 2)
             _watch(watched, rfd, fifo, token.encode(), marks)
         finally:
-            try:
-                os.unlink(fifo)
-                os.rmdir(where)
-            except OSError:
-                pass
+            _remove(where)
             os._exit(0)
     os.waitpid(child, 0)   # the watcher is in a session of its own now: the line may go on
     os.write(out, f"{where} {token}".encode("utf-8", "surrogateescape"))

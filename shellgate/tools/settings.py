@@ -23,7 +23,8 @@
     output_tail = 65536
     output_hard = 67108864      # bytes read before the command is killed
     open_files = 4096           # rlimits (unset: inherited); core dumps are always off
-    file_size = 0
+    file_size = 0               # bytes per file (unset: scratch_size)
+    scratch_size = 1073741824   # bytes the private /tmp may hold (0: no cap; sandbox/scratch.py)
     cpu = 0
     address_space = 0
 """
@@ -40,7 +41,7 @@ from ..sandbox import Limits
 TIERS = ("auto", "bwrap", "landlock", "none")
 _PATHS = ("writable", "readonly", "masked")
 _INTS = ("output_head", "output_tail", "output_hard", "open_files", "file_size", "cpu",
-         "address_space")
+         "address_space", "scratch_size")
 
 
 @record
