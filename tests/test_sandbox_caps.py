@@ -155,3 +155,37 @@ def test_scratch_size_is_a_setting():
     assert (capped.scratch_size, capped.file_cap) == (5 << 20, 7 << 20)
     with pytest.raises(ValueError, match="scratch_size"):
         parse_section({"scratch_size": -1})
+
+
+def test_a_bwrap_without_size_still_confines(tmp_path, monkeypatch):
+    """bwrap before 0.7 (Ubuntu 22.04's 0.6) and a setuid bwrap refuse ``--size``: the probe
+    tries the recipe without it, keeps the bwrap tier and says /tmp is not capped, and the hook
+    line leaves ``--size`` out (else every confined allow would fail to start). The old bwrap
+    is the real one behind a wrapper that refuses ``--size`` as 0.6 does."""
+    import importlib
+
+    from shellgate.sandbox.bwrap import mount_args
+    from shellgate.sandbox.trusted import Trusted
+
+    probe_mod = importlib.import_module("shellgate.sandbox.probe")   # the package's probe() hides it
+    found, _ = probe_mod.find_bwrap()
+    if not found or probe_mod._try_bwrap(found[0].path, probe_mod.find_bash()) is not None:
+        pytest.skip("no working bwrap here: nothing to compare with")
+    old = tmp_path / "bwrap-0.6"
+    old.write_text("#!/bin/bash\nfor a; do [ \"$a\" = --size ] && "
+                   "{ echo 'bwrap: Unknown option --size' >&2; exit 1; }; done\n"
+                   f"exec {found[0].path} \"$@\"\n")
+    old.chmod(0o755)
+    monkeypatch.setattr(probe_mod, "find_bwrap", lambda: ([Trusted(str(old), "test")], []))
+    got = probe_mod.probe(refresh=True)
+    try:
+        assert got.tier is probe_mod.Tier.BWRAP and got.tmpfs_size is False, got
+        assert any("not capped" in n for n in got.notes), got.notes
+    finally:
+        monkeypatch.undo()
+        probe_mod.probe(refresh=True)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    policy = _capped(ws, tmp_path)
+    assert "--size" not in mount_args(policy, tmpdir=None, sized=False)
+    assert "--size" in mount_args(policy, tmpdir=None, sized=True)

@@ -56,12 +56,13 @@ def cap_drop() -> list[str]:
 
 
 def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | Path] = (),
-               disk: Disk | None = None) -> list[str]:
+               disk: Disk | None = None, sized: bool = True) -> list[str]:
     """The filesystem view, from the state of the disk right now (missing paths are skipped).
 
     ``tmpdir``: the host directory seen as /tmp, or None for a fresh tmpfs (a hook's command,
     which has no session to keep files for). ``visible``: paths under /tmp that must be seen
-    read-only (HOME, cwd, PATH entries).
+    read-only (HOME, cwd, PATH entries). ``sized``: the bwrap takes ``--size`` (0.7+; the
+    probe says), else the fresh tmpfs has the kernel's default cap, half the memory.
     """
     disk = disk or Disk()
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -69,7 +70,7 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
         argv += ["--bind", str(tmpdir), _TMP]
     else:   # capped by the kernel: a full one answers ENOSPC (:mod:`.scratch`)
         cap = policy.limits.scratch_size
-        argv += (["--size", str(cap)] if cap else []) + ["--tmpfs", _TMP]
+        argv += (["--size", str(cap)] if cap and sized else []) + ["--tmpfs", _TMP]
     # Every path in one form, symlinks resolved, as the kernel resolves a mount's: a root
     # reached through a link (a cwd of /w/link) once met no protected path resolved.
     writable = _by_depth(r for w in policy.roots() if disk.isdir(r := disk.realpath(str(w))))

