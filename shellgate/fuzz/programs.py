@@ -65,6 +65,12 @@ HELPERS: dict[str, frozenset[str]] = {
     "zcat": _COMPRESSORS, "zless": _COMPRESSORS | {"less"}, "zgrep": _COMPRESSORS | {"grep", "expr", "sed"},
     # zegrep/zfgrep are `exec zgrep -E/-F`; zgrep's script runs gzip, grep, expr and sed
     **dict.fromkeys(("zegrep", "zfgrep"), _COMPRESSORS | {"zgrep", "grep", "expr", "sed"}),
+    # xz-utils' xzgrep (lzgrep is Debian's alternative for it) picks a decompressor by suffix;
+    # bzgrep runs bzip2, sed and grep (egrep after -e, which execs grep); zstdgrep zstdcat
+    **dict.fromkeys(("xzgrep", "xzegrep", "xzfgrep", "lzgrep", "lzegrep", "lzfgrep"),
+                    _COMPRESSORS | {"grep", "expr", "sed"}),
+    **dict.fromkeys(("bzgrep", "bzegrep", "bzfgrep"), frozenset(("bzip2", "sed", "grep", "egrep", "fgrep"))),
+    "zstdgrep": frozenset(("zstdcat", "zstd", "grep")),
     "dpkg": frozenset(("dpkg-query",)),   # dpkg -l/-L/-S/-s/-p exec dpkg-query
 }
 
