@@ -5,8 +5,8 @@ people and agents run and that asked only for want of a table (#17): ``numfmt``,
 Each read-only form was run under ``strace -f`` in a scratch HOME and cwd
 (tests/test_coreextra.py, corpus/coreextra.jsonl): it executes only itself, opens nothing to
 write, makes or removes nothing and connects nowhere. What they read besides their operands:
-``pinky -l`` each named user's ``~/.plan`` and ``~/.project`` (public files, as ``finger``
-reads them; the path scanner sees no operand of them), ``users`` the utmp file (or its
+``pinky -l`` each named user's ``~/.plan`` and ``~/.project`` (checked as reads: a link there
+may lead to a secret), ``users`` the utmp file (or its
 operand), ``tput`` the terminfo database (``$TERMINFO``, ``~/.terminfo``).
 
 What asks: ``tput init`` and ``tput reset`` run the program the terminfo entry names in
@@ -18,9 +18,10 @@ known only at run time may be ``init``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
-from .spec import Call, Command, Finding, Flag, Parsed, Takes
+from .spec import Call, Command, Finding, Flag, Parsed, Takes, sensitive_read
 
 V = Takes.VALUE
 _GNU = [Flag("--help"), Flag("--version")]
@@ -42,7 +43,42 @@ BASENC = Command("basenc", max_operands=1, safe=[
     Flag("--base2msbf"), Flag("--base2lsbf"), Flag("--z85"), Flag("-d", "--decode"),
     Flag("-i", "--ignore-garbage"), Flag("-w", "--wrap", takes=V), *_GNU])
 # pinky: USER operands (looked up in passwd, matched in utmp).
-PINKY = Command("pinky", reads=False, safe=[*(Flag(f"-{c}") for c in "lbhpsfwiq"), *_GNU])
+
+
+def _pinky(p: Parsed, call: Call) -> Iterable[Finding]:
+    """``pinky -l USER`` prints USER's ``~/.plan`` and ``~/.project`` whole (coreutils 9.1:
+    fopen, links followed, no owner check; ``-p``/``-h`` leave them out, the last of
+    ``-l``/``-s`` picks the format). USER's home is theirs to plant: a ``.plan`` linked to
+    ~/.ssh/id_rsa printed the invoking user's key (strace). So each file is checked as a
+    read, found through passwd as pinky finds it, and a user known only at run time asks."""
+    fmt = [o.flag.names[0] for o in p.opts if o.flag.names[0] in ("-l", "-s")]
+    files = [f for f, skip in ((".plan", "-p"), (".project", "-h")) if not p.has(skip)]
+    if not fmt or fmt[-1] != "-l" or not files:
+        return
+    if call.wild_tail:
+        yield Finding("xargs gives pinky -l user names read from its input, whose ~/.plan and "
+                      "~/.project it prints (they could be links to a secret)",
+                      call.command.words[0].span, "readonly.dynamic_path")
+    import pwd  # the user database, only when a long format reads homes
+
+    for w in p.operands:
+        if not w.static:
+            yield Finding(f"pinky -l {w.text}: a user known only at run time, whose ~/.plan and "
+                          "~/.project it prints (they could be links to a secret)", w.span,
+                          "readonly.dynamic_path")
+            continue
+        try:
+            home = pwd.getpwnam(w.text).pw_dir
+        except (KeyError, ValueError):
+            continue   # no such user: pinky opens nothing for it
+        hit = sensitive_read([os.path.join(home, f) for f in files], call, w.span)
+        if hit is not None:
+            yield Finding(f"pinky -l {w.text} prints {hit.path} (the user's {', '.join(files)}): "
+                          f"{hit.cls.value}", w.span, "readonly.sensitive")
+
+
+PINKY = Command("pinky", reads=False, check=_pinky,
+                safe=[*(Flag(f"-{c}") for c in "lbhpsfwiq"), *_GNU])
 # users: the utmp file, or the one FILE operand, read as utmp records.
 USERS = Command("users", max_operands=1, safe=_GNU)
 # namei: follows each PATHNAME operand, component by component (lstat and readlink only).

@@ -599,11 +599,28 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
                            "included, from that file", w.span, "readonly.response_file")
                    for w in words if w.text.startswith("@"))
     if cmd.check is not None and not any(f.rule == "readonly.unknown_flag" for f in out):
-        out.extend(cmd.check(parsed, call))
+        out.extend(cmd.check(_find_names_as_run_time(parsed, call), call))
     if len(parsed.operands) < cmd.min_operands:
         out.append(Finding(f"{cmd.name} needs {cmd.min_operands} operand(s) here",
                            call.command.span, "readonly.operand"))
     return out
+
+
+def _find_names_as_run_time(parsed: Parsed, call: Call) -> Parsed:
+    """``parsed`` as a command's own check must see it under ``find -exec``: each ``{}`` word a
+    word known only at run time, which it is. The static text ``{}`` only says the name starts
+    with a start point, and that start point may be all of it: ``find kernel.hostname=x -exec
+    sysctl {} +`` wrote the host name and ``find init -exec tput {} +`` ran the terminfo entry's
+    iprog, where a check that reads operands as names, settings or capabilities saw ``{}``.
+    (The path scanner and ``_dynamic_reads`` still read ``{}`` as find's path.)"""
+    if Via.FIND_EXEC not in call.command.via:
+        return parsed
+
+    def run_time(w: Word) -> Word:
+        return replace(w, static=False, pasted="{}") if w.static and w.text == "{}" else w
+
+    return Parsed(opts=[replace(o, values=tuple(map(run_time, o.values))) for o in parsed.opts],
+                  operands=[run_time(w) for w in parsed.operands], findings=parsed.findings)
 
 
 def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
