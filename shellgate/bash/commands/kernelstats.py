@@ -34,10 +34,16 @@ _WRITES = "writes kernel settings"
 
 
 def _sysctl(p: Parsed, call: Call) -> Iterable[Finding]:
+    """A name is a path below /proc/sys; only procps 4's own check ("not under /proc/sys") keeps
+    ``kernel/../../../home/u/.ssh/id_rsa`` inside, so a name with ``/`` or ``..`` is not on the
+    list whatever the installed procps does (dotted names need neither)."""
     for w in p.operands:
         if not w.static or "=" in w.text:
             yield Finding(f"sysctl {w.text}: NAME=VALUE writes a kernel setting (a name known only at "
                           "run time may hold one)", w.span, "readonly.operand")
+        elif "/" in w.text or ".." in w.text:
+            yield Finding(f"sysctl {w.text}: a name with / or .. is a path that may leave /proc/sys "
+                          "(not on the read-only list)", w.span, "readonly.operand")
 
 
 SYSCTL = Command("sysctl", reads=False, check=_sysctl, safe=[
