@@ -82,7 +82,9 @@ _FD_UNSAFE = {
     Flag("--search-path", takes=V): "names directories as an option (give them as operands)",
     Flag("--ignore-file", takes=P): "reads an ignore file",
 }
-FDS = tuple(Command(n, reads=False, safe=_FD_SAFE, unsafe=_FD_UNSAFE) for n in ("fd", "fdfind"))
+# clap 4: no read-only option takes a separate value starting with - (fd 8.6: "requires a value")
+FDS = tuple(Command(n, reads=False, safe=_FD_SAFE, unsafe=_FD_UNSAFE, hyphen_values=frozenset())
+            for n in ("fd", "fdfind"))
 
 FILE = Command("file", safe=[
     Flag("-b", "--brief"), Flag("-c", "--checking-printout"), Flag("-d", "--debug"), Flag("-E"),

@@ -103,6 +103,9 @@ RG = Command(
         Flag("-z", "--search-zip"): "runs decompression programs on compressed files",
     },
     abbrev=False,
+    # clap (2 in rg 13): only these take a separate value starting with - (measured one by one)
+    hyphen_values=frozenset({"-e", "--regexp", "-f", "--file", "-g", "--glob", "--iglob",
+                             "--ignore-file", "-r", "--replace", "--pre-glob"}),
     pattern_from=(*GREP_PATTERN_FROM, "--files", "--type-list"),
     reads=lambda p: not p.has("--files", "--type-list"),  # these only list names
 )

@@ -205,6 +205,12 @@ class Command:
       strings, nm, readelf, objdump …; checked by running them). Such a word is refused, a
       word bash still expands must be a glob proved to give no name starting with ``@``
       (``glob_operands``), and the xargs proof hands such a command no name starting with ``@``.
+    * ``hyphen_values``: the program parses with clap, not getopt: a separate value word that
+      starts with ``-`` is taken only by these options (clap's ``allow_hyphen_values``); for the
+      others clap reads it as an option, and clap 2 even lets a later override excuse the
+      missing value (rg 13: ``rg -E -uu always --no-encoding`` searches hidden files, while the
+      getopt reading saw the encoding ``-uu``). Such a value — or one bash still expands — is
+      refused: which reading holds depends on the program's version. None: getopt.
     """
 
     name: str
@@ -226,6 +232,7 @@ class Command:
     pattern_from: tuple[str, ...] | None = None
     dashdash: bool = True
     response_files: bool = False
+    hyphen_values: frozenset[str] | None = None
     aliases: tuple[str, ...] = ()
     syntax: Syntax = field(init=False, repr=False, compare=False, default=None)  # type: ignore[assignment]
 
@@ -540,6 +547,12 @@ def _option(cmd: Command, p: Parsed, it: Item) -> None:
         elif v.static and v.text.startswith("--") and len(v.text) > 2:
             p.findings.append(Finding(f"the value of {cmd.name} {spelled} looks like an option "
                                       f"({v.text}); attach it with '='", v.span, "readonly.flag"))
+        elif (cmd.hyphen_values is not None and cmd.hyphen_values.isdisjoint(flag.names)
+              and (not v.static or (v.text.startswith("-") and len(v.text) > 1))):
+            p.findings.append(Finding(
+                f"{cmd.name} {spelled} {v.text}: {cmd.name} parses with clap, which reads a value "
+                "starting with - as an option (or, from an expansion, may); attach it with '='",
+                v.span, "readonly.flag"))
     if it.kind is Kind.MISSING:
         p.findings.append(Finding(f"{cmd.name} {spelled} is missing its value", w.span, "readonly.flag"))
     p.opts.append(Opt(flag, spelled, w, values))
