@@ -82,8 +82,10 @@ _FD_UNSAFE = {
     Flag("--search-path", takes=V): "names directories as an option (give them as operands)",
     Flag("--ignore-file", takes=P): "reads an ignore file",
 }
-# clap 4: no read-only option takes a separate value starting with - (fd 8.6: "requires a value")
-FDS = tuple(Command(n, reads=False, safe=_FD_SAFE, unsafe=_FD_UNSAFE, hyphen_values=frozenset())
+# clap: of the read-only options only these take a separate value starting with - (fd 8.6,
+# measured by tests/test_option_values_oracle.py: `fd -S -1k`, `fd --and -H`)
+FDS = tuple(Command(n, reads=False, safe=_FD_SAFE, unsafe=_FD_UNSAFE,
+                    hyphen_values=frozenset({"-S", "--size", "--and"}))
             for n in ("fd", "fdfind"))
 
 FILE = Command("file", safe=[
@@ -151,7 +153,7 @@ WHEREIS = Command("whereis", reads=False, safe=[*(Flag(f"-{c}") for c in "bmsulg
 _DIFF_SAFE = [
     Flag("--normal"), Flag("-q", "--brief"), Flag("-s", "--report-identical-files"), Flag("-c"),
     Flag("-C", takes=V), Flag("--context", takes=V, optional=True), Flag("-u"),
-    Flag("-U", "--unified", takes=V), Flag("-e", "--ed"), Flag("-n", "--rcs"),
+    Flag("-U", takes=V), Flag("--unified", takes=V, optional=True), Flag("-e", "--ed"), Flag("-n", "--rcs"),
     Flag("-y", "--side-by-side"), Flag("-W", "--width", takes=V), Flag("--left-column"),
     Flag("--suppress-common-lines"), Flag("-p", "--show-c-function"),
     Flag("-F", "--show-function-line", takes=V), Flag("--label", takes=V),

@@ -209,8 +209,8 @@ def _delta(p: Parsed, call: Call) -> Iterable[Finding]:
 
 
 SYSTEMD_DELTA = Command("systemd-delta", reads=False, check=_delta, safe=[
-    Flag("-t", "--type", takes=V), Flag("--diff", takes=V), Flag("--no-pager"), Flag("-h", "--help"),
-    Flag("--version")])
+    Flag("-t", "--type", takes=V), Flag("--diff", takes=V, optional=True), Flag("--no-pager"),
+    Flag("-h", "--help"), Flag("--version")])
 
 # util-linux ipcs: System V shared memory, queues and semaphores from /proc/sysvipc.
 IPCS = Command("ipcs", reads=False, max_operands=0, safe=[
