@@ -61,6 +61,18 @@ def cache_dir() -> Path:
     return root / "shellgate"
 
 
+MAX_CACHE_FILE = 64 << 20   # a bigger cache file is not one shellgate wrote
+
+
+def read_cache(path: Path) -> bytes:
+    """A cache file shellgate wrote (``OSError`` otherwise: missing, not a regular file, a
+    link, too large). The cache lies in HOME: a FIFO or a link to ``/dev/zero`` planted there
+    must not stall or flood the hook that reads it."""
+    from ._plain import read_plain
+
+    return read_plain(path, MAX_CACHE_FILE)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` atomically; a failure leaves the old file (caches are never essential)."""
     try:

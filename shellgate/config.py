@@ -69,6 +69,7 @@ from .permission.rules import find_line
 
 PROJECT_DIR = ".shellgate"
 CONFIG_NAME = "config.toml"
+MAX_CONFIG_BYTES = 4 << 20   # a bigger config file is an error, not read (it may be /dev/zero)
 TRUST_KEY = "trust_project_config"
 OTHER_SECTIONS = frozenset({"sandbox", "hook", "hooks", "mcp", "fuzz", "run", "check", "tools",
                             "integrations", "explain", "doctor", "limits", "never"})
@@ -161,9 +162,11 @@ class _File:
 def _read(path: str | Path, base: str | Path | None = None) -> _File:
     import tomllib
 
+    from ._plain import read_plain
+
     p = Path(path).expanduser().absolute()
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_plain(p, MAX_CONFIG_BYTES, follow=True).decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read config: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -396,17 +399,18 @@ def load_config(workspace: str | Path = ".", config_path: str | Path | None = No
     explicit: _File | None = None
     if config_path is not None:
         explicit_path = Path(config_path).expanduser()
-        if not explicit_path.is_file():
+        if not explicit_path.exists():
             raise ConfigError(f"{explicit_path}: config file not found")
         explicit = _read(explicit_path)
     cfg = Config()
-    if user and (user_path := user_config_path(env)).is_file():
+    # exists(), not is_file(): a FIFO or a device there is an error (_read), not "no file"
+    if user and (user_path := user_config_path(env)).exists():
         cfg = _layer(cfg, _read(user_path))
     trusted = cfg.trust_project_config
     if explicit is not None and explicit.config.trust_project_config is not None:
         trusted = explicit.config.trust_project_config
     project_path = project_config_path(ws)
-    if project and project_path.is_file() and not (
+    if project and project_path.exists() and not (
             explicit is not None and _same_file(explicit.path, project_path)):
         layer = _read(project_path)
         if trusted:

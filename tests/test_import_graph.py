@@ -21,8 +21,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "shellgate"
 
-# Shared by every layer: records, lazy regexes, the visible-text escaper, JSONC, limits.
-SHARED = {"_record", "_record_shapes", "_lazyre", "_visible", "_jsonc", "_xdg", "limits", "(root)"}
+# Shared by every layer: records, lazy regexes, the visible-text escaper, JSONC, the plain-file
+# opener, limits.
+SHARED = {"_record", "_record_shapes", "_lazyre", "_visible", "_jsonc", "_xdg", "_plain", "limits",
+          "(root)"}
 
 # What each part of the package may import besides itself and SHARED.
 ALLOWED: dict[str, set[str]] = {
@@ -48,6 +50,7 @@ ALLOWED: dict[str, set[str]] = {
     "_visible": set(),
     "_jsonc": set(),
     "_xdg": set(),
+    "_plain": set(),
     "limits": set(),
     "(root)": {"check", "tools"},
 }

@@ -12,7 +12,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+from .._plain import read_plain
 from .._record import record
+
+_MAX_POINTER = 1 << 20   # a .git file or commondir bigger than this: git refuses it too
 
 
 @record
@@ -23,10 +26,10 @@ class GitDirs:
 
 def _read_gitfile(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8") as f:
-            first = f.readline().strip()
+        first = read_plain(path, _MAX_POINTER, follow=True).decode("utf-8").partition("\n")[0]
     except (OSError, UnicodeDecodeError):
         return None
+    first = first.strip()
     return first[len("gitdir:"):].strip() if first.startswith("gitdir:") else None
 
 
@@ -45,8 +48,8 @@ def git_dirs(path: str) -> GitDirs | None:
             gitdir = os.path.realpath(os.path.join(p, gitdir))
             common = gitdir
             try:
-                with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
-                    common = os.path.realpath(os.path.join(gitdir, f.read().strip()))
+                text = read_plain(os.path.join(gitdir, "commondir"), _MAX_POINTER, follow=True)
+                common = os.path.realpath(os.path.join(gitdir, text.decode("utf-8").strip()))
             except (OSError, UnicodeDecodeError):
                 pass
             return GitDirs(p, common)

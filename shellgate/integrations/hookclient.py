@@ -47,6 +47,7 @@ DEFAULT_LISTEN = "127.0.0.1:8477"   # shellgate.integrations.serve.DEFAULT_LISTE
 TIMEOUT = 10.0                       # seconds for the whole exchange; the fallback still fits
 ANSWER_SLACK = 1 << 20               # bytes a real answer may take beyond its echo of the input
 KEY_NAME = "serve-key"
+MAX_KEY_FILE = 4096                 # bytes; the server writes 64 hex digits
 NONCE_HEADER = "X-Shellgate-Nonce"
 AUTH_HEADER = "X-Shellgate-Auth"
 PROOF_HEADER = "X-Shellgate-Proof"
@@ -64,9 +65,21 @@ def key_path(environ=None) -> str:
 
 
 def read_key(path=None) -> bytes:
-    """The shared key; OSError when there is none (no server ever ran) or it is short."""
-    with open(path or key_path(), "rb") as fh:
-        key = fh.read().strip()
+    """The shared key; OSError when there is none (no server ever ran), it is short, or it
+    is not a small regular file. A FIFO planted there would block ``open`` (the agent times the
+    hook out and lets the call through), a link to ``/dev/zero`` would fill memory: the same
+    checks as ``shellgate._plain.open_plain`` (not imported: this client runs without shellgate),
+    O_NONBLOCK, a regular file, a size cap."""
+    import stat
+
+    fd = os.open(path or key_path(), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_KEY_FILE:
+            raise OSError("the serve key is not a small regular file")
+        key = os.read(fd, MAX_KEY_FILE + 1).strip()
+    finally:
+        os.close(fd)
     if len(key) < 32:
         raise OSError("the serve key is too short")
     return key

@@ -329,6 +329,7 @@ def find_workspace(cwd: str, project_env: str | None = None,
 
 
 SESSION_DAYS = 14   # a session's workspace anchor is forgotten after this many days unused
+_MAX_ANCHOR = 1 << 16   # an anchor (a path) bigger than this is not one shellgate wrote
 
 
 def session_workspace(agent: str, session_id: str, found: str) -> str:
@@ -343,20 +344,22 @@ def session_workspace(agent: str, session_id: str, found: str) -> str:
     root = default_audit_path().parent / "sessions"
     # hex, not a digest: hashlib costs the hook ~2 ms of imports
     path = root / f"{agent}-{session_id.encode('utf-8', 'surrogatepass').hex()[:200]}"
+    from .._plain import read_plain
+
     try:
-        anchored = path.read_text(encoding="utf-8")
+        anchored = read_plain(path, _MAX_ANCHOR).decode("utf-8")
         if anchored and os.path.isdir(anchored):
             os.utime(path)
             return anchored
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         pass
     try:
         root.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # a concurrent first call won: take its answer
         try:
-            return path.read_text(encoding="utf-8") or found
-        except OSError:
+            return read_plain(path, _MAX_ANCHOR).decode("utf-8") or found
+        except (OSError, UnicodeDecodeError):
             return found
     except OSError:
         return found

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -87,9 +88,13 @@ class AuditLog:
 
     def _append(self, data: bytes) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
-                     0o600)
+        # O_NONBLOCK: a FIFO planted as the log would block this open until a reader came (the
+        # hook until its watchdog); without a reader it fails at once, with one it is refused
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+                     | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{self.path} is not a regular file")
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             view = memoryview(data)

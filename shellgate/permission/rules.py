@@ -192,6 +192,7 @@ class Rule:
 
 
 _STAR = CommandPattern.compile("*")
+MAX_RULES_BYTES = 4 << 20   # a bigger rules file is an error, not read (it may be /dev/zero)
 _GLOB_MAGIC = frozenset("*?[")
 
 
@@ -402,11 +403,15 @@ class RuleSet:
     def load(cls, path: str | Path, *, base: str | None = None) -> RuleSet:
         """A TOML file with a ``[permissions]`` table, or a JSON settings file with a
         ``permissions`` object (Claude Code's ``settings.json`` reads as is)."""
+        from .._plain import read_plain
+
         p = Path(path).expanduser()
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_plain(p, MAX_RULES_BYTES, follow=True).decode("utf-8")
         except OSError as exc:
             raise RuleError(f"cannot read rules: {exc.strerror or exc}", source=str(p)) from None
+        except UnicodeDecodeError as exc:
+            raise RuleError(f"rules are not UTF-8: {exc}", source=str(p)) from None
         try:
             if p.suffix == ".json":
                 data = json.loads(text)

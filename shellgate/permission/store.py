@@ -34,6 +34,7 @@ from typing import Any
 from .._record import asdict, record
 
 VERSION = 1
+MAX_STORE_BYTES = 64 << 20   # a bigger store is unreadable (moved aside), not read into memory
 
 
 def default_store_path(env: Mapping[str, str] | None = None) -> Path:
@@ -144,8 +145,10 @@ class Store:
 
     def _read(self) -> tuple[Approval, ...]:
         """Raises ValueError when the file is not a store."""
+        from .._plain import read_plain
+
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = read_plain(self.path, MAX_STORE_BYTES, follow=True).decode("utf-8")
         except FileNotFoundError:
             return ()
         except (OSError, UnicodeDecodeError) as exc:

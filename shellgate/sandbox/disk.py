@@ -18,6 +18,7 @@ from collections.abc import Iterable
 # within the same tick of the kernel's coarse clock without its ctime moving: such an answer
 # is not remembered (the racy-git problem, solved the same way).
 RACY_NS = 2_000_000_000
+MAX_TEXT = 1 << 20   # a pointer or config read here bigger than this: None (git refuses most)
 
 # (kind, path, answer): "l" lstat identity (type, device, inode) or None; "r" real path;
 # "d" a directory listed, "f" a file read: (device, inode, ctime) or None.
@@ -156,9 +157,10 @@ class Disk:
     def read_text(self, path: str) -> str | None:
         """The text of file ``path``, or None when it cannot be read."""
         self.note("f", path)
-        try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                return f.read()
+        from .._plain import read_plain
+
+        try:   # a FIFO or a link to /dev/zero planted as a .git pointer: None, at once
+            return read_plain(path, MAX_TEXT, follow=True).decode("utf-8", "replace")
         except (OSError, ValueError):
             return None
 

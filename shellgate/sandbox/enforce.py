@@ -34,8 +34,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._plain import read_plain
 from .._record import record
-from .._xdg import cache_dir, write_atomic
+from .._xdg import cache_dir, read_cache, write_atomic
 from .disk import Disk, still_true
 from .env import DENIED
 from .probe import Tier
@@ -106,7 +107,7 @@ def _saved_tier(path: Path, key: list[object]) -> HookTier | None:
     from .trusted import Trusted, vet
 
     try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
+        saved = json.loads(read_cache(path))
         if saved.get("key") != key:
             return None
         tier, bwrap, bash = Tier(saved["tier"]), saved.get("bwrap"), saved["bash"]
@@ -156,13 +157,13 @@ def filter_file(network: bool) -> Path:
     digest = hashlib.sha256(data).hexdigest()[:16]
     path = cache_dir() / f"seccomp-{'net' if network else 'nonet'}-{digest}.bpf"
     try:
-        if path.read_bytes() == data:
+        if read_plain(path, len(data)) == data:
             return path
     except OSError:
         pass
     write_atomic(path, data)
     try:
-        if path.read_bytes() == data:
+        if read_plain(path, len(data)) == data:
             return path
     except OSError:
         pass
@@ -490,7 +491,7 @@ def _line_file(key: list[object]) -> Path:
 def _remembered(key: list[object], tier: HookTier) -> tuple[str, str, tuple[str, ...]] | None:
     """The remembered (head, tail, notes) for ``key`` while the disk still agrees, else None."""
     try:
-        saved = json.loads(_line_file(key).read_text(encoding="utf-8"))
+        saved = json.loads(read_cache(_line_file(key)))
         head, tail, notes, seen = saved["head"], saved["tail"], saved["notes"], saved["seen"]
         if not (saved["key"] == key and isinstance(head, str) and isinstance(tail, str)
                 and isinstance(notes, list) and isinstance(seen, list)

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from .._xdg import cache_dir, write_atomic
+from .._xdg import cache_dir, read_cache, write_atomic
 from .disk import Disk
 from .links import Linked, other_names
 from .policy import Limits, Policy, within
@@ -88,7 +88,7 @@ def table_alts() -> tuple[Alt, ...]:
         key = []
     cache = cache_dir() / "table.json"
     try:
-        saved = json.loads(cache.read_text(encoding="utf-8"))
+        saved = json.loads(read_cache(cache))
         if key and saved.get("key") == key:
             return tuple((a, tuple(x), lk, im, pat) for a, x, lk, im, pat in saved["alts"])
     except (OSError, ValueError, KeyError, TypeError):

@@ -164,9 +164,12 @@ def _text_of(path: str, call: Call) -> str:
     if call.line_writes is None or any(path == w or path.startswith(w.rstrip("/") + "/")
                                        for w in call.line_writes):
         raise ValueError("may be written by this very line")
+    from ..._plain import NotPlain, read_head
+
     try:
-        with open(path, "rb") as f:
-            data = f.read(_MAX_PROGRAM + 1)
+        data = read_head(path, _MAX_PROGRAM + 1)
+    except NotPlain:   # a FIFO: jq waits for whatever program a writer sends it
+        raise ValueError("is not a regular file (its text is not known now)") from None
     except OSError:
         return ""  # missing or unreadable: jq cannot read a program there either
     if len(data) > _MAX_PROGRAM:

@@ -66,9 +66,10 @@ def _user_cfg(call: Call) -> str | None:
     """Why ``~/.dpkg.cfg`` may change what dpkg does (any option line: ``admindir``, ``root``),
     or None when it is missing or holds only blank and comment lines."""
     path = os.path.join(str(call.ctx.home), _USER_CFG)
+    from ..._plain import read_head
+
     try:
-        with open(path, "rb") as f:
-            data = f.read(_MAX_CFG + 1)
+        data = read_head(path, _MAX_CFG + 1)   # a FIFO: NotPlain, "could not be read now"
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError:

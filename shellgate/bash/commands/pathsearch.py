@@ -59,9 +59,10 @@ def not_elf(name: str) -> str | None:
     path, why = lookup(name)
     if path is None:
         return why
+    from ..._plain import read_head
+
     try:
-        with open(path, "rb") as f:
-            head = f.read(4)
+        head = read_head(path, 4)   # replaced by a FIFO since the lookup: NotPlain
     except OSError as exc:
         return f"{path} could not be read ({type(exc).__name__})"
     return None if head == b"\x7fELF" else f"{path} is a script, not the binary measured"

@@ -48,12 +48,14 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..._plain import read_plain
 from ..._record import record
 from . import keys as gitkeys
 from . import memo
 from .keys import Runs
 
 _MAX_INCLUDE_DEPTH = 10
+_MAX_CONFIG = 8 << 20   # a config file bigger than this is not read: git's reading unknown
 _MAX_MODULES = 200
 _MAX_INDEX = 100_000   # index entries read for gitlinks; a bigger index: submodules unknown
 
@@ -228,7 +230,7 @@ def read_config(path: Path) -> tuple[Entry, ...] | None:
     if hit is not None and hit[0] == sig:
         return hit[1]
     try:
-        raw = Path(path).read_bytes()
+        raw = read_plain(path, _MAX_CONFIG, follow=True)   # a dotfile manager's link is fine
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
@@ -290,10 +292,10 @@ def _valid_headref(head: Path) -> bool:
     return len(data) >= 40 and set(data[:40]) <= _HEX
 
 
-def _read_trimmed(path: Path) -> str:
+def _trimmed(raw: bytes) -> str:
     """A gitdir or commondir file as git reads it: only trailing newlines and carriage returns
     come off (``gitdir: /x/evil `` names ``/x/evil ``), and the text ends at a NUL."""
-    return os.fsdecode(path.read_bytes().rstrip(b"\r\n").split(b"\0", 1)[0])
+    return os.fsdecode(raw.rstrip(b"\r\n").split(b"\0", 1)[0])
 
 
 def _common_dir(gitdir: Path) -> Path:
@@ -304,11 +306,12 @@ def _common_dir(gitdir: Path) -> Path:
     if not os.path.lexists(cf):
         return gitdir
     try:
-        if cf.stat().st_size == 0:
-            raise ConfigError(f"{cf} is empty (git dies)")
-        text = _read_trimmed(cf)
+        raw = read_plain(cf, _MAX_GITFILE, follow=True)   # a FIFO or /dev/zero: git hangs
     except OSError as exc:
         raise ConfigError(f"cannot read {cf}: {exc}") from exc
+    if not raw:
+        raise ConfigError(f"{cf} is empty (git dies)")
+    text = _trimmed(raw)
     return Path(os.path.realpath(os.path.join(gitdir, text)))
 
 
@@ -334,12 +337,12 @@ def _gitfile(dotgit: Path) -> Path | None:
     try:
         if st.st_size > _MAX_GITFILE:
             raise ConfigError(f"{dotgit} is too large (git dies)")
-        raw = dotgit.read_bytes()
+        raw = read_plain(dotgit, _MAX_GITFILE, follow=True)
     except OSError as exc:
         raise ConfigError(f"cannot read {dotgit}: {exc}") from exc
     if not raw.startswith(b"gitdir: "):
         raise ConfigError(f"{dotgit} is not a gitdir file (git dies)")
-    target = _read_trimmed(dotgit)[len("gitdir: "):]
+    target = _trimmed(raw)[len("gitdir: "):]
     if not target:
         raise ConfigError(f"{dotgit} names no git dir (git dies)")
     gitdir = Path(os.path.join(dotgit.parent, target))

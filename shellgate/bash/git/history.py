@@ -24,7 +24,7 @@ def ever_held(objdir: Path, hash_size: int, pattern: str,
     """The paths under which a tree of the store at ``objdir`` held a name ``wanted`` accepts
     (``pattern``: what identifies ``wanted`` in the cache), or None and why the store was not
     read exactly."""
-    from ..._xdg import cache_dir, write_atomic
+    from ..._xdg import cache_dir, read_cache, write_atomic
 
     try:
         sig = objects.signature(objdir)
@@ -33,7 +33,7 @@ def ever_held(objdir: Path, hash_size: int, pattern: str,
     key = hashlib.sha256(f"{objdir}\0{hash_size}\0{pattern}".encode("utf-8", "surrogateescape"))
     path = cache_dir() / "history" / f"{key.hexdigest()[:24]}.json"
     try:
-        hit = json.loads(path.read_bytes())
+        hit = json.loads(read_cache(path))
         if hit.get("sig") == sig:
             return hit["names"], hit["why"]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

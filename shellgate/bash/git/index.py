@@ -83,7 +83,7 @@ def gitlinks(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[byt
 def entries(gitdir: Path, hash_size: int = 20, limit: int = 10_000) -> list[tuple[bytes, int]] | None:
     """The index's entries as (path name, mode), in index order; None when the index cannot be
     read exactly. No index: an empty list."""
-    from .plain import open_plain
+    from ..._plain import open_plain
 
     path = gitdir / "index"
     try:

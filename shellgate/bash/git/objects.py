@@ -14,7 +14,7 @@ partial clone (``*.promisor``: git would fetch more), alternates not read, more 
 of objects or paths.
 
 The store belongs to the agent, so every read is bounded: files are opened as
-:func:`.plain.open_plain` opens them (a FIFO, a device, a symbolic link — git would follow it —
+:func:`shellgate._plain.open_plain` opens them (a FIFO, a device, a symbolic link — git would follow it —
 or an oversized file is Unread, never waited on or read to no end); an object inflates to its
 declared size and no further, and a tree (declared, or built by a delta) to at most
 :data:`MAX_TREE`; the trees inflated in one read total at most :data:`MAX_INFLATED`; a pack's
@@ -34,7 +34,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .plain import open_plain, read_plain
+from ..._plain import open_plain, read_plain
 
 MAX_OBJECTS = 400_000   # objects in the packs (~1 us each to type) and loose files together
 MAX_PATHS = 256         # distinct paths one tree is found under

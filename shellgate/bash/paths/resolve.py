@@ -24,6 +24,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from operator import attrgetter
 
+from ..._plain import NotPlain, read_head
 from ..._record import record, replace
 from ..._xdg import moved_xdg
 from ..facts import Context, PathClass, PathOp, SensitiveHit
@@ -1257,8 +1258,9 @@ def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[s
     if note is not None:
         note("f", config)
     try:
-        with open(config, "rb") as f:
-            data = f.read(_MAX_GIT_CONFIG + 1)
+        data = read_head(config, _MAX_GIT_CONFIG + 1)
+    except NotPlain:   # a FIFO, a device: what git reads there is not known now
+        data = b"x" * (_MAX_GIT_CONFIG + 1)
     except OSError:
         return None
     if len(data) <= _MAX_GIT_CONFIG and not _GIT_CREDENTIALS.search(data.decode("utf-8", "replace")):

@@ -30,6 +30,7 @@ import re
 import stat
 from collections.abc import Iterable, Mapping
 
+from ..._plain import read_head
 from ..facts import Context
 
 IGNORE_NAMES = frozenset({".gitignore", ".ignore", ".rgignore"})
@@ -110,8 +111,7 @@ def whitelists(path: str, budget: Budget) -> bool:
     if budget.left < 0:
         return True
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE + 1)
+        data = read_head(path, MAX_FILE + 1)   # replaced by a FIFO since the stat: NotPlain
     except OSError:
         return True
     return len(data) > MAX_FILE or _NEGATION.search(data) is not None
@@ -141,8 +141,7 @@ def git_exclude_whitelists(dotgit: str, budget: Budget) -> bool:
     if not stat.S_ISREG(st.st_mode) or st.st_size > 4096:
         return True
     try:
-        with open(dotgit, "rb") as f:
-            text = f.read(4097).decode("utf-8", "replace")
+        text = read_head(dotgit, 4097).decode("utf-8", "replace")
     except OSError:
         return True
     m = re.match(r"\s*gitdir:\s*(.*?)\s*$", text)
@@ -152,8 +151,7 @@ def git_exclude_whitelists(dotgit: str, budget: Budget) -> bool:
     if whitelists(f"{gitdir}/info/exclude", budget):
         return True
     try:
-        with open(f"{gitdir}/commondir", "rb") as f:
-            common = f.read(4097).decode("utf-8", "replace").strip()
+        common = read_head(f"{gitdir}/commondir", 4097).decode("utf-8", "replace").strip()
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError:
@@ -213,8 +211,7 @@ def _global_excludes(ctx: Context, environ: Mapping[str, str], budget: Budget) -
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE or budget.left < 0:
             return [None]
         try:
-            with open(config, "rb") as f:
-                data = f.read(MAX_FILE + 1)
+            data = read_head(config, MAX_FILE + 1)
         except OSError:
             return [None]
         try:

@@ -73,6 +73,7 @@ import stat
 from pathlib import Path
 
 from ..._lazyre import lazy_compile
+from ..._plain import read_head
 from ..._record import record, replace
 from ..facts import Context, PathOp
 from ..ir import Script, Via, Word
@@ -614,8 +615,7 @@ def _whitelist(path: str) -> bool:
     """Whether the ignore file ``path`` has a line starting with ``!``, which makes rg list
     the hidden names it matches (``!.env`` lists ``.env``); an unreadable one may."""
     try:
-        with open(path, "rb") as f:
-            return any(line.startswith(b"!") for line in f.read(1 << 20).splitlines())
+        return any(line.startswith(b"!") for line in read_head(path, 1 << 20).splitlines())
     except FileNotFoundError:
         return False
     except OSError:
@@ -632,9 +632,8 @@ def _rg_whitelists(starts: list[str], cwds: tuple[Path, ...], ctx: Context) -> b
         return True
     for config in (os.path.join(home, ".gitconfig"), os.path.join(home, ".config", "git", "config")):
         try:
-            with open(config, "rb") as f:
-                if b"excludesfile" in f.read(1 << 20).lower():
-                    return True
+            if b"excludesfile" in read_head(config, 1 << 20).lower():
+                return True
         except FileNotFoundError:
             continue
         except OSError:
