@@ -69,6 +69,7 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak("id_{rsa,dsa,ecdsa,ed25519,ecdsa_sk,ed25519_sk}", "an SSH private key outside ~/.ssh", _PUB),
     _leak("/etc/ssh/ssh_host_*_key", "the host's SSH private keys", _PUB),
     # --- Cloud credentials (T1552.001) ---
+    _leak("~/.aws/credentials", "AWS access keys"),
     _leak(".aws/credentials", "AWS access keys (a copy in a project is as live as HOME's)"),
     _leak("~/.aws/{sso,cli,login}/cache/**", "cached AWS session tokens"),
     _leak("~/.config/gcloud/**", "gcloud OAuth tokens, application-default and legacy credentials"),
