@@ -646,7 +646,7 @@ def init_slot_n_aaaaaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8,
     _s21(self, a21)
 
 
-def init_slot_p_aaFaaaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19):
+def init_slot_p_aaFaaaaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, _f2() if a2 is _HAS_FACTORY else a2)
@@ -667,5 +667,6 @@ def init_slot_p_aaFaaaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, 
     _s17(self, a17)
     _s18(self, a18)
     _s19(self, a19)
-    _s20(self, _d20)
+    _s20(self, a20)
+    _s21(self, _d21)
     self.__post_init__()
