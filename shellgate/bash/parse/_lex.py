@@ -593,7 +593,7 @@ class _Scanner:
             if c in "()":
                 k += 1
                 continue
-            if c in "<>":
+            if c in "<>" and not _procsub_at(src, k):
                 op.words.append((k, k + 1))
                 self.words.append((k, k + 1))
                 k += 1
@@ -612,7 +612,9 @@ class _Scanner:
         k = i
         while k < n:
             c = src[k]
-            if c == "(":
+            if _procsub_at(src, k):
+                k = self.procsub(k)
+            elif c == "(":
                 depth += 1
                 k += 1
             elif c == ")":
@@ -635,7 +637,7 @@ class _Scanner:
         src, n = self.src, self.n
         op = self.open("case", i, i + 4)
         k = self.skip_blanks(i + 4)
-        if k >= n or src[k] in _META or src[k] == "#":
+        if k >= n or (src[k] in _META and not _procsub_at(src, k)) or src[k] == "#":
             raise LexError("missing word after 'case'", k)
         e = self.read_word(k)
         op.subject = (k, e)
@@ -655,7 +657,7 @@ class _Scanner:
             pats: list[Span] = []
             while True:
                 k = self.skip_blanks(k)
-                if k >= n or src[k] in _META or src[k] == "#":
+                if k >= n or (src[k] in _META and not _procsub_at(src, k)) or src[k] == "#":
                     raise LexError("bad case pattern", k)
                 e = self.read_word(k)
                 pats.append((k, e))
@@ -708,11 +710,8 @@ class _Scanner:
                     and _ASSIGN_RE.fullmatch(src, i, k):
                 k = self.array(k)
                 continue
-            if c in "<>" and k + 1 < n and src[k + 1] == "(":
-                op = self.open("procsub", k, k + 2)
-                e = self.nested_list(k, k + 2, "process substitution")
-                self.close(op, e, e + 1)
-                k = e + 1
+            if _procsub_at(src, k):
+                k = self.procsub(k)
                 continue
             if c in _META:
                 break
@@ -731,6 +730,13 @@ class _Scanner:
         self.words.append((i, k))
         self.count(i)
         return k
+
+    def procsub(self, k: int) -> int:
+        """``<(…)`` or ``>(…)`` at ``k`` (see :func:`_procsub_at`); returns the offset after it."""
+        op = self.open("procsub", k, k + 2)
+        e = self.nested_list(k, k + 2, "process substitution")
+        self.close(op, e, e + 1)
+        return e + 1
 
     def word_char(self, k: int, dq: bool) -> int:
         """One word element at ``k`` outside double quotes: quote, escape, expansion or char."""
@@ -972,6 +978,13 @@ class _Scanner:
             e = self.read_word(j)
             op.words.append((j, e))
             j = e
+
+
+def _procsub_at(src: str, k: int) -> bool:
+    """Whether a process substitution starts at ``k``: bash's tokenizer reads ``<(``/``>(``
+    as the start of a word wherever an operator ``<``/``>`` could stand — a ``[[ ]]`` operand,
+    an ``=~`` regex, a ``case`` word or pattern — and expansion runs it there."""
+    return src.startswith("<(", k) or src.startswith(">(", k)
 
 
 def _escaped(src: str, k: int) -> bool:
