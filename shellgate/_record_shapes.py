@@ -92,9 +92,9 @@ def eq_20(self, other):
     return NotImplemented
 
 
-def eq_22(self, other):
+def eq_24(self, other):
     if other.__class__ is self.__class__:
-        return (self.n0,self.n1,self.n2,self.n3,self.n4,self.n5,self.n6,self.n7,self.n8,self.n9,self.n10,self.n11,self.n12,self.n13,self.n14,self.n15,self.n16,self.n17,self.n18,self.n19,self.n20,self.n21,) == (other.n0,other.n1,other.n2,other.n3,other.n4,other.n5,other.n6,other.n7,other.n8,other.n9,other.n10,other.n11,other.n12,other.n13,other.n14,other.n15,other.n16,other.n17,other.n18,other.n19,other.n20,other.n21,)
+        return (self.n0,self.n1,self.n2,self.n3,self.n4,self.n5,self.n6,self.n7,self.n8,self.n9,self.n10,self.n11,self.n12,self.n13,self.n14,self.n15,self.n16,self.n17,self.n18,self.n19,self.n20,self.n21,self.n22,self.n23,) == (other.n0,other.n1,other.n2,other.n3,other.n4,other.n5,other.n6,other.n7,other.n8,other.n9,other.n10,other.n11,other.n12,other.n13,other.n14,other.n15,other.n16,other.n17,other.n18,other.n19,other.n20,other.n21,other.n22,other.n23,)
     return NotImplemented
 
 
@@ -196,8 +196,8 @@ def hash_20(self):
     return hash((self.n0,self.n1,self.n2,self.n3,self.n4,self.n5,self.n6,self.n7,self.n8,self.n9,self.n10,self.n11,self.n12,self.n13,self.n14,self.n15,self.n16,self.n17,self.n18,self.n19,))
 
 
-def hash_22(self):
-    return hash((self.n0,self.n1,self.n2,self.n3,self.n4,self.n5,self.n6,self.n7,self.n8,self.n9,self.n10,self.n11,self.n12,self.n13,self.n14,self.n15,self.n16,self.n17,self.n18,self.n19,self.n20,self.n21,))
+def hash_24(self):
+    return hash((self.n0,self.n1,self.n2,self.n3,self.n4,self.n5,self.n6,self.n7,self.n8,self.n9,self.n10,self.n11,self.n12,self.n13,self.n14,self.n15,self.n16,self.n17,self.n18,self.n19,self.n20,self.n21,self.n22,self.n23,))
 
 
 def hash_3(self):
@@ -621,7 +621,7 @@ def init_slot_n_aaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9
     _s18(self, a18)
 
 
-def init_slot_n_aaaaaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21):
+def init_slot_n_aaaaaaaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, a2)
@@ -644,6 +644,8 @@ def init_slot_n_aaaaaaaaaaaaaaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8,
     _s19(self, a19)
     _s20(self, a20)
     _s21(self, a21)
+    _s22(self, a22)
+    _s23(self, a23)
 
 
 def init_slot_p_aaFaaaaaaaaaaaaaaaaaad(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20):

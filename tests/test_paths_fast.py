@@ -268,7 +268,8 @@ def test_spec_tables_match_a_fresh_computation() -> None:
         value_role, skip, known, _quiet = pathscan._spec_tables(spec)
         assert skip == spec.data_opts | spec.use_opts
         assert known == pathscan._known_opts(spec)
-        want = {**dict.fromkeys(spec.unsure_opts, Role.UNSURE), **dict.fromkeys(spec.read_opts, Role.READ),
+        want = {**dict.fromkeys(spec.unsure_opts, Role.UNSURE),
+                **dict.fromkeys(spec.read_opts | spec.operand_opts, Role.READ),
                 **dict.fromkeys(spec.write_opts, Role.WRITE)}
         assert value_role == want
 

@@ -863,6 +863,11 @@ FOLLOW = 2
 # whitelist line; the walk reads those files' names as it goes, and them only when it found
 # no secret otherwise.
 VISIBLE = 4
+# Or'ed in for a reader that reads the entries directly inside a directory operand and none
+# below (diff without -r compares DIR's own files, and with -N prints one missing on the other
+# side whole): the walk lists the directory once, looking at its files and where its links
+# lead, and descends into none of its subdirectories (not even ``.git`` for its config).
+SHALLOW = 8
 
 WALK_BOUND_PATTERN = f"more than {_MAX_WALK_ENTRIES} entries below (not all could be checked)"
 _WALK_BOUND = "<walk bound>"  # _secret_inside's answer when it gave up
@@ -1032,12 +1037,14 @@ def _link_places(key: TableKey, homes: tuple[str, ...], workspace: str,
 
 
 def _secret_inside(path: str, table: _Table, home: str, follow: bool = False,
-                   visible: bool = False, links: _Links | None = None) -> tuple[str, list[_Alt]] | None:
+                   visible: bool = False, links: _Links | None = None,
+                   shallow: bool = False) -> tuple[str, list[_Alt]] | None:
     """The first file under directory ``path`` that a name rule calls a leak (``.env``,
     ``id_rsa``, ``*.pem`` …), or that a symlink below leads to (``docs/key -> ~/.ssh/id_rsa``,
     ``docs/aws -> ~/.aws``: a reader that follows links reads the secret); past the walk's
     bound the answer is ``(_WALK_BOUND, [])``: what was not seen may be a secret, so the caller
-    fails closed. ``visible``: rg's walk without hidden entries (see VISIBLE)."""
+    fails closed. ``visible``: rg's walk without hidden entries (see VISIBLE); ``shallow``: the
+    entries directly inside ``path`` only (see SHALLOW)."""
     if visible:
         ignores: list[str] = []
         hits, complete = _secrets_below(path, table, home, first=True, follow=follow, ignores=ignores,
@@ -1048,7 +1055,8 @@ def _secret_inside(path: str, table: _Table, home: str, follow: bool = False,
             return (_WALK_BOUND, [])
         if not _hidden_whitelisted(path, ignores):
             return None
-    hits, complete = _secrets_below(path, table, home, first=True, follow=follow, links=links)
+    hits, complete = _secrets_below(path, table, home, first=True, follow=follow, links=links,
+                                    shallow=shallow)
     if hits:
         return hits[0]
     return None if complete else (_WALK_BOUND, [])
@@ -1144,15 +1152,17 @@ def leak_name_pattern(ctx: Context) -> re.Pattern[str]:
 def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: int | None = None,
                    note: Note | None = None, skip: frozenset[str] = _WALK_SKIP,
                    follow: bool = False, ignores: list[str] | None = None,
-                   links: _Links | None = None) -> tuple[list[tuple[str, list[_Alt]]], bool]:
+                   links: _Links | None = None,
+                   shallow: bool = False) -> tuple[list[tuple[str, list[_Alt]]], bool]:
     """The walk behind :func:`_secret_inside`, :func:`leaks_below` and :func:`leak_at`: breadth
     first, skipping the directories named in ``skip``, linked directories walked too (each
     once), at most ``budget`` entries read (``_MAX_WALK_ENTRIES`` when None). ``follow``: the
     skipped directories are still searched for links (see FOLLOW). ``ignores``: rg's walk,
     which skips every hidden entry; the ignore files and ``.git`` entries met are added to it.
     ``links``: regular files met with more than one name are checked for being a hard link of
-    a secret (``_Links``), and of a secret file found by this walk. Returns (hits, complete);
-    ``first`` stops at the first hit."""
+    a secret (``_Links``), and of a secret file found by this walk. ``shallow``: only ``path``'s
+    own entries, no subdirectory (nor a linked one) entered. Returns (hits, complete); ``first``
+    stops at the first hit."""
     budget = _MAX_WALK_ENTRIES if budget is None else budget
     linked: list[tuple[str, os.stat_result]] = []  # multiply-linked files met that were no secret
     leak_names = _rx(table.leak_names)
@@ -1206,6 +1216,8 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                         else:
                             linked.append((full, st))
                     continue
+                elif shallow:
+                    continue   # a subdirectory: not read
                 elif e.name == ".git" and ".git" in skip and not only_links \
                         and (found := _git_config_secret(full, table, note)) is not None:
                     hits.append(found)   # skipped, but its config read
@@ -1218,6 +1230,8 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                     todo.append(full)
             except (OSError, ValueError, RuntimeError):
                 continue
+        if shallow:
+            break   # a linked directory queued by _link_secret is not entered either
     if linked and hits:
         hits.extend(_linked_among(linked, hits, table))
     return hits, True
@@ -1393,7 +1407,7 @@ def _add_hits(path: str, glob: bool, tail: bool, role: Role, table: _Table, home
     found: tuple[str, list[_Alt]] | None = None
     if walk and not _any_leak(alts) and not tail and role in (Role.READ, Role.RW, Role.UNSURE):
         found = _secret_inside(path, table, home, follow=bool(walk & FOLLOW), visible=bool(walk & VISIBLE),
-                               links=links)
+                               links=links, shallow=bool(walk & SHALLOW))
         if found is not None and found[0] is _WALK_BOUND:
             classes.add(PathClass.LEAK)
             out.append(SensitiveHit(path, PathClass.LEAK, PathOp.READ, span, WALK_BOUND_PATTERN))

@@ -33,6 +33,7 @@ class CmdPaths:
     first_is_data_unless: frozenset[str] | None = None
     data_opts: frozenset[str] = frozenset()     # the next word (or =value) is data
     read_opts: frozenset[str] = frozenset()     # the option's value is a file read
+    operand_opts: frozenset[str] = frozenset()  # the value is one more operand (diff --from-file)
     write_opts: frozenset[str] = frozenset()    # the option's value is a file written
     use_opts: frozenset[str] = frozenset()      # the value is a key used for its purpose (ssh -i)
     rw_flags: frozenset[str] = frozenset()      # these flags turn the operands RW (sed -i)
@@ -43,6 +44,7 @@ class CmdPaths:
     code_opts: frozenset[str] = frozenset()     # the value is program text: its quoted paths count
     walk: bool = False                          # directory operands are read whole, hidden files too
     walk_flags: frozenset[str] = frozenset()    # …only when one of these flags is present
+    shallow: bool = False                       # …else their own files are read (diff DIR: not below)
     names_flags: frozenset[str] = frozenset()   # with one of these only names are printed (rg --files)
     follow_flags: frozenset[str] = frozenset()  # a walk with these follows links below (grep -R)
     visible: bool = False                       # the walk skips hidden entries unless told (rg)
@@ -144,12 +146,15 @@ _RG = CmdPaths(Role.READ, first_is_data_unless=_fs("-e", "--regexp", "-f", "--fi
 # file's whitelist line includes them (rghidden.py, measured by tests/test_rg_hidden.py); ag,
 # ack and ugrep keep the walk that reads them.
 _RIPGREP = replace(_RG, visible=True)
-# diff of two directories reads the files they share (-r: whole trees, hidden files too), and -N
-# prints a file missing on one side whole (`diff -N ~ /tmp` prints ~/.netrc).
-_DIFF = CmdPaths(Role.READ, tree=True,
+# diff of two directories reads the files directly inside them that they share, and -N (or
+# --unidirectional-new-file) prints a file missing on one side whole: `diff -N . /srv/empty`
+# prints ./.env, `diff . ../other` the lines in which two .env differ, `diff DIR FILE` reads
+# DIR/FILE; hidden files too, links followed. -r: the whole trees. --from-file/--to-file DIR is
+# one more such operand, compared with each of the others.
+_DIFF = CmdPaths(Role.READ, tree=True, shallow=True,
                  data_opts=_fs("-C", "-U", "--unified", "-W", "--width", "-F", "--label",
                                "-x", "--exclude", "-S", "--starting-file", "-I", "-D"),
-                 read_opts=_fs("-X", "--exclude-from", "--from-file", "--to-file"),
+                 read_opts=_fs("-X", "--exclude-from"), operand_opts=_fs("--from-file", "--to-file"),
                  tree_flags=_fs("-r", "--recursive"), walk_flags=_fs("-r", "--recursive"),
                  follow_flags=_fs("-r", "--recursive"))  # diff follows links unless --no-dereference
 # git grep reads only tracked files, unless --no-index (the whole tree, ignored files too) or

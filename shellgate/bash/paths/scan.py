@@ -26,7 +26,7 @@ from . import rghidden, xargsnames
 from .envsecrets import env_hits, expansion_hits
 from .implicit import implicit_hits
 from .landing import landing_hits
-from .resolve import FOLLOW, VISIBLE, candidates, hits_for_text
+from .resolve import FOLLOW, SHALLOW, VISIBLE, candidates, hits_for_text
 from .roles import (
     COMMANDS,
     GIT,
@@ -251,7 +251,9 @@ def _parse_opts(words: tuple[Word, ...], spec: CmdPaths, role: Role, name: str =
         if opt in spec.code_opts:
             p.code.append(value or w)
         flags.add(f"{opt}={value.text if value is not None else ''}")
-        if value is not None and opt in value_role:
+        if value is not None and opt in spec.operand_opts:
+            p.operands.append(value)
+        elif value is not None and opt in value_role:
             valued.append((value, value_role[opt], True))
     if first_loose is not None:
         k = next(k for k, w in enumerate(words) if w is first_loose)
@@ -335,7 +337,7 @@ def _spec_tables(spec: CmdPaths) -> tuple[dict[str, Role], frozenset[str], froze
         if len(_SPEC_TABLES) > 512:
             _SPEC_TABLES.clear()
         value_role = {**dict.fromkeys(spec.unsure_opts, Role.UNSURE),
-                      **dict.fromkeys(spec.read_opts, Role.READ),
+                      **dict.fromkeys(spec.read_opts | spec.operand_opts, Role.READ),
                       **dict.fromkeys(spec.write_opts, Role.WRITE)}
         quiet = (spec.inert and spec.operands in (Role.NONE, Role.META) and not value_role
                  and not (spec.code_opts or spec.rw_flags or spec.second_writes or spec.dest))
@@ -346,7 +348,8 @@ def _spec_tables(spec: CmdPaths) -> tuple[dict[str, Role], frozenset[str], froze
 
 def _known_opts(spec: CmdPaths) -> frozenset[str]:
     """Every option the entry models exactly; any other makes the parse inexact."""
-    known = (spec.data_opts | spec.use_opts | spec.read_opts | spec.write_opts | spec.unsure_opts
+    known = (spec.data_opts | spec.use_opts | spec.read_opts | spec.operand_opts | spec.write_opts
+             | spec.unsure_opts
              | spec.code_opts | spec.rw_flags | spec.tree_flags | spec.walk_flags | spec.names_flags
              | spec.follow_flags | spec.flags
              | (spec.first_is_data_unless or frozenset()))
@@ -385,6 +388,8 @@ def _spec_hits(words: tuple[Word, ...], spec: CmdPaths, ctx: Context, dot_rule: 
         role = Role.META
     tree = spec.tree or bool(p.flags & spec.tree_flags)
     walk: int = spec.walk or bool(p.flags & spec.walk_flags)
+    if not walk and spec.shallow:
+        walk = 1 | SHALLOW   # the directory's own files, none below
     if walk and p.flags & spec.follow_flags:
         walk = FOLLOW   # links met below are read, those in node_modules or .venv too
     if walk and spec.visible and _rg_skips_hidden(p, ctx):
