@@ -235,7 +235,7 @@ class Engine:
                     from ..bash.facts import Context
 
                     pctx = Context.here(cwd=cwd, workspace=workspace, home=self.home,
-                                        watched=self.rules.watched(cwd))
+                                        watched=self.rules.own_globs())
                 reason = check_dangerous_path(name, req.args, pctx, got.analysis)
                 if reason:
                     return self._ask_dangerous(req, reason), got

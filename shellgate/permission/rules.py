@@ -352,7 +352,7 @@ class RuleSet:
         table's syntax: the bash core finds a command's reads of them — by a glob, a walk of
         a directory above, a link — the way it finds reads of a key (``Context.watched``), and the deny side
         then meets each such read (``Read(~/private/**)`` stops ``grep -r x ~``)."""
-        out = self._own_globs()
+        out = list(self.own_globs())
         for r in (*self.deny, *self.ask):
             if r.path is not None and r.path_op is PathOp.READ:
                 out += r.path.table_globs(base=r.base or cwd, cwd=cwd)
@@ -363,19 +363,20 @@ class RuleSet:
         table's syntax: a sandbox binds it read-only, so that no command the classifier misread (``truncate``,
         ``dd of=``, a script) writes it. Deny only: an ask rule is a prompt the classifier
         raises, and a remembered approval of it must still be able to write."""
-        out = self._own_globs()
+        out = list(self.own_globs())
         for r in self.deny:
             if r.path is not None and r.path_op is PathOp.WRITE:
                 out += r.path.table_globs(base=r.base or cwd, cwd=cwd)
         return tuple(dict.fromkeys(out))
 
-    def _own_globs(self) -> list[str]:
+    def own_globs(self) -> tuple[str, ...]:
         """:attr:`own` in the sensitive table's syntax: in :meth:`watched` (every read or
         write of them is a sensitive hit, hidden when confined) and :meth:`guarded` (read-only
-        when confined, also where a tier cannot hide a file inside a writable root)."""
+        when confined, also where a tier cannot hide a file inside a writable root), and all
+        the file tools need (their ``Read(…)`` rules are matched, and named, by the rules)."""
         from .pattern import literal_table_glob
 
-        return [literal_table_glob(p) for p in self.own]
+        return tuple(literal_table_glob(p) for p in self.own)
 
     @classmethod
     def parse(cls, allow: Iterable[Any] = (), ask: Iterable[Any] = (), deny: Iterable[Any] = (),
