@@ -84,8 +84,9 @@ except (OSError, ValueError, http.client.HTTPException) as exc:
     how = "gave up: " + type(exc).__name__
 except BaseException as exc:
     how = "failed: " + type(exc).__name__
-print(json.dumps({"how": how, "seconds": time.monotonic() - start,
-                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))
+# VmHWM is this program's own peak (ru_maxrss carries the forking parent's across exec)
+hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(json.dumps({"how": how, "seconds": time.monotonic() - start, "rss_mib": hwm // 1024}))
 '''
 
 

@@ -185,12 +185,15 @@ def test_landlock_kills_what_the_command_left_running(tmp_path: Path, shell: str
     _landlock_or_skip()
     world = _world(tmp_path)
     hooks = world["work"] / ".git" / "hooks"
-    cmd = ("(setsid sh -c 'while [ -e /proc/\"$0\" ]; do sleep 0.05; done; "
-           "echo evil > .envrc; echo hook > .git/hooks/pre-commit' \"$PPID\" > ready &) ; true")
+    cmd = ("exec 3>ready; (setsid sh -c 'while [ -e /proc/\"$0\" ]; do sleep 0.05; done; "
+           "echo evil > .envrc; echo hook > .git/hooks/pre-commit' \"$PPID\" >&3 &) ; "
+           "exec 3>&-; true")
     line = confined_line(world, cmd, "write", tier="landlock")
-    # The reader is there before the line starts: the detached writer blocks opening `ready`
-    # until it is, and the guardian kills what the command left once the command ends — a
-    # reader opened late (a loaded machine) met no writer at all ("nothing came through").
+    # The reader is there before the line starts, and the line itself opens `ready` before it
+    # starts the detached process, which inherits that writer: a writer always comes, and EOF
+    # means the detached process ended. (When the detached shell opened `ready` itself, the
+    # guardian on a loaded machine could kill it before the open: no writer ever came, and
+    # the reader waited for nothing — "nothing came through".)
     reader = os.open(world["work"] / "ready", os.O_RDONLY | os.O_NONBLOCK)
     with _started(world, shell, line) as proc:
         _read_fifo(reader)
