@@ -39,15 +39,12 @@ are files and hands them to the decompressor, whose output grep prints):
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 
-from .archive import _gz_names
 from .grep import GREP_SAFE
-from .pathsearch import cwd_first
 from .spec import Call, Command, Finding, Flag, Parsed, Takes, sensitive_read
-from .zgrep import _PATTERN_FROM, _SWITCHES, ZGREP_SAFE
+from .zgrep import _PATTERN_FROM, _SWITCHES, ZGREP_SAFE, env_findings, path_findings, quoting_check
 
 V = Takes.VALUE
 
@@ -57,34 +54,8 @@ _XZ_RUNS = ("grep", "expr", "sed", "xz", "gzip", "bzip2", "lzop", "zstd")
 _XZ_ENV = ("GREP", "XZ_OPT", "XZ_DEFAULTS", "POSIXLY_CORRECT")
 
 
-def _env_findings(name: str, variables: Iterable[str], call: Call) -> Iterable[Finding]:
-    span = call.command.words[0].span
-    for var in variables:
-        if var in os.environ:
-            yield Finding(f"{name} reads {var} (it is set in the environment): it changes which "
-                          "program runs or which words are files", span, "readonly.environment")
-
-
-def _path_findings(name: str, progs: Iterable[str], call: Call, usr_first: bool = False) -> Iterable[Finding]:
-    span = call.command.words[0].span
-    for prog in progs:
-        if usr_first and os.access(f"/usr/bin/{prog}", os.X_OK):
-            continue
-        if (why := cwd_first(prog)) is not None:
-            yield Finding(f"{name} runs {prog} by name: {why} (a file of the workspace may run)", span,
-                          "readonly.path_command")
-
-
-def _xz_check(p: Parsed, call: Call) -> Iterable[Finding]:
-    name = call.command.name or "xzgrep"
-    yield from _env_findings(name, _XZ_ENV, call)
-    yield from _path_findings(name, _XZ_RUNS, call)
-    files = p.operands if p.has(*_PATTERN_FROM) else p.operands[1:]
-    yield from _gz_names(Parsed(opts=p.opts, operands=list(files)), call)
-
-
 XZGREPS = tuple(Command(n, safe=ZGREP_SAFE, numeric=True, abbrev=False, pattern_from=_PATTERN_FROM,
-                        check=_xz_check)
+                        check=quoting_check("xzgrep", _XZ_ENV, _XZ_RUNS))  # type: ignore[arg-type]
                 for n in ("xzgrep", "xzegrep", "xzfgrep", "lzgrep", "lzegrep", "lzfgrep"))
 
 # -- bzgrep / zstdgrep --------------------------------------------------------------------
@@ -113,8 +84,8 @@ def _separate(o) -> bool:
 def _unquoted_check(kind: str) -> object:
     def check(p: Parsed, call: Call) -> Iterable[Finding]:
         name = call.command.name or kind
-        yield from _env_findings(name, _UNQUOTED_ENV[kind], call)
-        yield from _path_findings(name, _UNQUOTED_RUNS[kind], call, usr_first=kind == "bz")
+        yield from env_findings(name, _UNQUOTED_ENV[kind], call)
+        yield from path_findings(name, _UNQUOTED_RUNS[kind], call, usr_first=kind == "bz")
         for o in p.opts:
             for w in (o.word, *(() if "-e" in o.flag.names else o.values)):  # -e's: "$pat"
                 if not (w.static and not w.glob and _PLAIN.fullmatch(w.text)):

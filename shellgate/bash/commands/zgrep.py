@@ -28,9 +28,9 @@ files (it hands them to gzip) and grep only sees the options and the pattern:
 * gzip ``-d`` opens ``NAME.gz``, ``NAME.z``, ``NAME-z``, ``NAME.Z`` when NAME does not exist
   (``archive._gz_names``), so each file operand's suffixed names are checked as reads too.
 
-bzgrep, xzgrep, zstdgrep, lzgrep, zcmp and zdiff are other scripts (bzgrep splits option values
-at blanks and expands globs in them unquoted: ``bzgrep -A '1 ~/.ssh/id_rsa' x f``) and stay off
-the list.
+xzgrep/lzgrep, bzgrep and zstdgrep are other scripts (``compgrep.py``: xzgrep quotes as zgrep
+does and shares this table and check; bzgrep and zstdgrep expand options unquoted); zcmp and
+zdiff stay off the list.
 """
 
 from __future__ import annotations
@@ -66,23 +66,42 @@ _RUNS = ("zgrep", "gzip", "grep", "expr", "sed")
 _PATTERN_FROM = ("-e", "--regexp")
 
 
-def _check(p: Parsed, call: Call) -> Iterable[Finding]:
-    name = call.command.name or "zgrep"
+def env_findings(name: str, variables: Iterable[str], call: Call) -> Iterable[Finding]:
+    """The gate's own environment (which the command inherits) holds a variable the script
+    reads to pick its programs or its files: the reading of its words does not hold."""
     span = call.command.words[0].span
-    if "GREP" in os.environ:
-        yield Finding(f"{name} runs the program GREP names (it is set in the environment)", span,
-                      "readonly.environment")
-    if "POSIXLY_CORRECT" in os.environ:   # options end at the first operand: `x -e k` are files
-        yield Finding(f"{name} reads options only before its first operand when POSIXLY_CORRECT "
-                      "is set (it is in the environment)", span, "readonly.environment")
-    for prog in _RUNS:
+    for var in variables:
+        if var in os.environ:
+            yield Finding(f"{name} reads {var} (it is set in the environment): it changes which "
+                          "program runs or which words are files", span, "readonly.environment")
+
+
+def path_findings(name: str, progs: Iterable[str], call: Call,
+                  usr_first: bool = False) -> Iterable[Finding]:
+    """Each program the script runs by name is looked up on PATH like the command itself
+    (``usr_first``: the script puts /usr/bin first, so only a program missing there is)."""
+    span = call.command.words[0].span
+    for prog in progs:
+        if usr_first and os.access(f"/usr/bin/{prog}", os.X_OK):
+            continue
         if (why := cwd_first(prog)) is not None:
             yield Finding(f"{name} runs {prog} by name: {why} (a file of the workspace may run)", span,
                           "readonly.path_command")
-    files = p.operands if p.has(*_PATTERN_FROM) else p.operands[1:]
-    yield from _gz_names(Parsed(opts=p.opts, operands=list(files)), call)
+
+
+def quoting_check(default: str, env: tuple[str, ...], runs: tuple[str, ...]) -> object:
+    """The check of a script that quotes what it hands grep (zgrep, xzgrep): its environment,
+    the programs it runs, and each file operand's gzip suffixes (gzip opens them)."""
+    def check(p: Parsed, call: Call) -> Iterable[Finding]:
+        name = call.command.name or default
+        yield from env_findings(name, env, call)
+        yield from path_findings(name, runs, call)
+        files = p.operands if p.has(*_PATTERN_FROM) else p.operands[1:]
+        yield from _gz_names(Parsed(opts=p.opts, operands=list(files)), call)
+    return check
 
 
 ZGREPS = tuple(Command(n, safe=ZGREP_SAFE, numeric=True, abbrev=False, pattern_from=_PATTERN_FROM,
-                       check=_check) for n in ("zgrep", "zegrep", "zfgrep"))
+                       check=quoting_check("zgrep", ("GREP", "POSIXLY_CORRECT"), _RUNS))  # type: ignore[arg-type]
+               for n in ("zgrep", "zegrep", "zfgrep"))
 COMMANDS = ZGREPS
