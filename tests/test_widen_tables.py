@@ -97,7 +97,8 @@ def test_tput_init_runs_the_entrys_program(cmd: str, tmp_path: Path) -> None:
     (tmp_path / "evil.src").write_text(f"evil|evil term,\n\tcols#80, iprog={prog}, clear=\\E[H,\n")
     subprocess.run(["tic", "-o", str(home / ".terminfo"), str(tmp_path / "evil.src")], check=True,
                    capture_output=True)
-    env = {**os.environ, "HOME": str(home), "TERM": "evil"}
+    # script runs the line with $SHELL, /bin/sh when unset (as under CI): `<<<` needs bash.
+    env = {**os.environ, "HOME": str(home), "TERM": "evil", "SHELL": shutil.which("bash") or "/bin/bash"}
     env.pop("TERMINFO", None)
     subprocess.run(["script", "-qec", "tput cols; tput clear", "/dev/null"], env=env, capture_output=True,
                    timeout=30, cwd=tmp_path)

@@ -106,30 +106,36 @@ def plan_rules(grants: Iterable[tuple[Path, int]], hidden: Iterable[Path]) -> li
     READ_DIR (so it can be listed and walked) and each child gets the grant, recursively,
     skipping the hidden ones. Symlinks are followed by the kernel when the rule is added, so a
     child whose real path reaches a hidden path is skipped too.
+
+    Each child costs set lookups, not a pass over ``hidden``: a split directory can hold tens of
+    thousands of entries (a HOME below a crowded ``/tmp``), and with ~200 hidden paths the pass
+    took 68 s for 20,000 siblings. A child that is no symlink is its own real path (its
+    directory's is already real): no ``realpath`` for it.
     """
-    hide = [Path(os.path.realpath(h)) for h in hidden]
+    hide = {Path(os.path.realpath(h)) for h in hidden}
+    above = {d for h in hide for d in h.parents}   # the directories that must be split
     out: list[tuple[Path, int]] = []
 
-    def emit(path: Path, rights: int, depth: int) -> None:
-        real = Path(os.path.realpath(path))
-        if any(_within(real, h) for h in hide):
+    def emit(path: Path, real: Path, rights: int, depth: int) -> None:
+        if real in hide or not hide.isdisjoint(real.parents):
             return
-        inside = [h for h in hide if real in h.parents]
-        if not inside:
+        if real not in above:
             out.append((real, rights))
             return
         if (depth and path != real) or depth > 16:  # a symlink into a tree that hides something: skip
             return
         out.append((real, rights & READ_DIR))
         try:
-            children = sorted(real.iterdir())
+            with os.scandir(real) as it:
+                children = sorted((e.name, e.is_symlink()) for e in it)
         except OSError:
             return
-        for child in children:
-            emit(child, rights, depth + 1)
+        for name, link in children:
+            child = real / name
+            emit(child, Path(os.path.realpath(child)) if link else child, rights, depth + 1)
 
     for path, rights in grants:
-        emit(Path(path), rights, 0)
+        emit(Path(path), Path(os.path.realpath(path)), rights, 0)
     return out
 
 
