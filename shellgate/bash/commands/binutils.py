@@ -43,6 +43,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
+from ..._plain import NotPlain, open_plain
 from ..ir import Via, Word
 from .spec import Call, Check, Command, Finding, Flag, Opt, Parsed, Takes
 from .targets import expand_home
@@ -225,24 +226,26 @@ def _operand_problem(text: str, is_glob: bool, call: Call) -> str | None:
 def _archive_problem(path: str) -> str | None:
     """Why the file at ``path`` makes the tool read other paths, or None: a thin archive names
     its members by path (objdump opens one nested in an ordinary archive too)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None  # missing or unreadable: the tool only says so
-    if not os.path.isfile(path):
+    try:   # one open, no stat first: a name swapped for a FIFO in between would block it
+        fd, st = open_plain(path, None, follow=True)
+    except NotPlain:
         return None if os.path.isdir(path) else "not a regular file (its content is not known now)"
-    if st.st_size < 8:
-        return None
-    try:
-        with open(path, "rb") as f:
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # missing: the tool only says so
+    except OSError:
+        return "it could not be read now"
+    with os.fdopen(fd, "rb") as f:
+        if st.st_size < 8:
+            return None
+        try:
             head = f.read(8)
             if head == _THIN:
                 return "a thin archive: its members are other files, named by path inside it"
             if head != _ARCH:
                 return None
             return _members_problem(f, st.st_size)
-    except OSError:
-        return "it could not be read now"
+        except OSError:
+            return "it could not be read now"
 
 
 _DECIMAL = re.compile(rb" *([0-9]+) *")

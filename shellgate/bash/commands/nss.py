@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from ..._plain import read_plain
+
 NSSWITCH = "/etc/nsswitch.conf"
 LOCAL = frozenset({"files", "db", "myhostname", "systemd"})
 MAX_SIZE = 1 << 20   # a larger file is not read (fail closed): glibc reads every line
@@ -85,11 +87,8 @@ def sources(database: str, path: str | None = None) -> tuple[str, ...] | None:
     default for ``hosts`` asks DNS), or when its line is not understood."""
     path = path or NSSWITCH
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SIZE + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_SIZE:
+        data = read_plain(path, MAX_SIZE, follow=True)
+    except OSError:   # NotPlain too: a FIFO, a device or a file over the cap
         return None
     want = database.encode()
     found: list[str] = []
