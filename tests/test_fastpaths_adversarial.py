@@ -335,8 +335,10 @@ _SEGS = ["", ".ssh", ".SSH", "id_rsa", "ID_RSA", "Id_Ed25519", ".env", ".ENV", "
 @given(st.lists(st.sampled_from(_SEGS), min_size=1, max_size=5),
        st.sampled_from(["/", "/home/tester/", "/root/", "/etc/", "/srv/ws/", "/home/other/", "//"]))
 def test_literal_alts_match_every_rule(segs: list[str], prefix: str) -> None:
+    """The name index against every rule's regex (``_name_alts``: ``_literal_alts`` then drops
+    the rules whose content check the file on disk does not meet, ``paths/content.py``)."""
     path = paths._normpath(prefix + "/".join(segs))
-    assert paths._literal_alts(path, TABLE) == _brute_alts(path, TABLE), repr(path)
+    assert paths._name_alts(path, TABLE) == _brute_alts(path, TABLE), repr(path)
 
 
 def test_literal_alts_comparison_detects_a_planted_difference() -> None:

@@ -66,8 +66,9 @@ _VENV_PTH = tuple(f"{venv}/lib/python*/{sp}-packages/{name}" for venv in (".venv
     f"{venv}/bin/{name}" for venv in (".venv", "venv") for name in ("activate*", "?ctivate.ps1"))
 
 
-# (alternative, exclusion globs, leak, implant, the table's pattern) for every entry.
-Alt = tuple[str, tuple[str, ...], bool, bool, str]
+# (alternative, exclusion globs, leak, implant, the table's pattern, its content check) for every
+# entry.
+Alt = tuple[str, tuple[str, ...], bool, bool, str, str]
 
 
 @functools.lru_cache(maxsize=1)
@@ -90,12 +91,12 @@ def table_alts() -> tuple[Alt, ...]:
     try:
         saved = json.loads(read_cache(cache))
         if key and saved.get("key") == key:
-            return tuple((a, tuple(x), lk, im, pat) for a, x, lk, im, pat in saved["alts"])
+            return tuple((a, tuple(x), lk, im, pat, w) for a, x, lk, im, pat, w in saved["alts"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     from ..bash.paths.globs import expand_braces
 
-    alts = tuple((alt, tuple(r.exclude), r.leak, r.implant, r.pattern)
+    alts = tuple((alt, tuple(r.exclude), r.leak, r.implant, r.pattern, r.when)
                  for r in pathlists.RULES for alt in expand_braces(r.pattern))
     if key:
         write_atomic(cache, json.dumps({"key": key, "alts": alts}).encode())
@@ -107,7 +108,7 @@ def _relative_implants() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The classifier's implant entries that sit at a fixed place below a project's top
     (``.mcp.json``, ``.claude/settings*.json``, ``*.code-workspace`` …), brace-expanded;
     ``.git/…`` is git_paths' and ``**/…`` has no fixed place."""
-    out = [(alt, excl) for alt, excl, _leak, implant, _p in table_alts()
+    out = [(alt, excl) for alt, excl, _leak, implant, _p, _w in table_alts()
            if implant and not alt.startswith((".git/", "~", "/", "**"))]
     return tuple(out) + tuple((p, ()) for p in _VENV_PTH)
 
@@ -165,26 +166,43 @@ def masked_paths(home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
     """Every leak-class path of the classifier's table under ``home`` or at an absolute place
     (literal ones whether they exist or not — the tiers skip missing paths; globs expanded on
     disk now; a ``**`` hides its whole directory), plus the sockets of :data:`MASKED_ABSOLUTE`.
-    Workspace-relative entries (``.env``, ``*.pem``) are found by :func:`workspace_secrets`."""
+    Workspace-relative entries (``.env``, ``*.pem``) are found by :func:`workspace_secrets`.
+    An entry with a content check (``PathRule.when``: ``~/.gitconfig``) hides its file where
+    the file holds a credential now, as the classifier's check of a read finds it."""
     disk = disk or Disk()
     uid = os.getuid()
     out: list[Path] = []
     from .._xdg import moved_xdg
 
     moved = moved_xdg()
-    for alt, exclude, leak, _implant, pattern in table_alts():
+    for alt, exclude, leak, _implant, pattern, when in table_alts():
         if not leak or pattern in _VISIBLE_LEAKS:
             continue
+        these: list[Path] = []
         for default, directory in moved:   # `~/.config/gh/hosts.yml` where XDG_CONFIG_HOME puts it
             if alt.startswith(f"~/{default}/"):
-                out += _on_disk(Path(directory), alt[len(default) + 3:].split("/"), exclude, disk)
+                these += _on_disk(Path(directory), alt[len(default) + 3:].split("/"), exclude, disk)
         found = _rooted(alt, exclude, home, disk)
         if found is not None:
-            out += found
+            these += found
         elif "/" not in alt and not _GLOB & set(alt):   # an anywhere-name: HOME's own too
-            out.append(home / alt)
+            these.append(home / alt)
+        out += _holding(these, when, disk) if when else these
     out += [Path(p.format(uid=uid)) for p in MASKED_ABSOLUTE]
     return tuple(dict.fromkeys(out))
+
+
+def _holding(paths: list[Path], when: str, disk: Disk) -> list[Path]:
+    """The ``paths`` that hold a credential by the content check ``when`` (each noted as a
+    file read: a remembered policy is made anew when one changes)."""
+    from ..bash.paths.content import holds_credential
+
+    out = []
+    for p in paths:
+        disk.note("f", str(p))
+        if holds_credential(str(p), when):
+            out.append(p)
+    return out
 
 
 def _rooted(alt: str, exclude: tuple[str, ...], home: Path, disk: Disk) -> list[Path] | None:

@@ -800,15 +800,15 @@ def _submodules(repo: Repo, home: Path, problems: list[Problem], aliases: frozen
 
 # A URL with a password (`scheme://user:pass@`) or, over HTTP(S)/FTP, with any user part
 # (`https://<token>@github.com/…`: GitHub and GitLab take a token as the user name).
-_CREDENTIAL_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]*@|(?:https?|ftps?)://[^/@\s]+@", re.I)
+CREDENTIAL_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]*@|(?:https?|ftps?)://[^/@\s]+@", re.I)
 _CREDENTIAL_KEYS = re.compile(r"extraheader|pass|token|secret|cookie", re.I)
 
 
 def credential_entry(e: Entry) -> bool:
     """Does this entry carry a secret git may print: a URL with credentials (in the value, or in
     the subsection of ``url.<base>.insteadOf``), an ``http.extraHeader``, a password-like key?"""
-    return bool(_CREDENTIAL_KEYS.search(e.key) or _CREDENTIAL_URL.search(e.value or "")
-                or _CREDENTIAL_URL.search(e.subsection or ""))
+    return bool(_CREDENTIAL_KEYS.search(e.key) or CREDENTIAL_URL.search(e.value or "")
+                or CREDENTIAL_URL.search(e.subsection or ""))
 
 
 def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tuple[Path, Entry]]:

@@ -24,7 +24,6 @@ from contextvars import ContextVar
 from functools import lru_cache
 from operator import attrgetter
 
-from ..._plain import NotPlain, read_head
 from ..._record import record, replace
 from ..._xdg import moved_xdg
 from ..facts import Context, PathClass, PathOp, SensitiveHit
@@ -685,7 +684,20 @@ _ORDER = attrgetter("order")
 
 
 def _literal_alts(path: str, table: _Table) -> list[_Alt]:
-    """The rules a literal path matches, in table order (runs for every word: kept lean)."""
+    """The rules a literal path matches, in table order (runs for every word: kept lean). A
+    rule with ``when`` matches where the file holds a credential now (``content.py``; a
+    relative path, whose file is not known here, always)."""
+    out = _name_alts(path, table)
+    if out and any(a.rule.when for a in out):
+        from .content import holds_credential
+
+        out = [a for a in out if not a.rule.when or not path.startswith("/")
+               or holds_credential(path, a.rule.when)]
+    return out
+
+
+def _name_alts(path: str, table: _Table) -> list[_Alt]:
+    """The rules a literal path matches by its name alone (see :func:`_literal_alts`)."""
     low = path.lower()
     parts = low.split("/")
     base = parts[-1]
@@ -1259,25 +1271,17 @@ def _linked_among(linked: list[tuple[str, os.stat_result]], hits: list[tuple[str
     return out
 
 
-# Credentials a repository's own config may hold: a checkout that persisted them
-# (actions/checkout writes `http.<url>.extraheader = AUTHORIZATION: basic …`), a remote URL with
-# a token in its user part. `ssh://git@host` names a user, not a secret.
-_GIT_CREDENTIALS = re.compile(r"^\s*extraheader\s*=|\bhttps?://[^\s/@]+@", re.IGNORECASE | re.MULTILINE)
-_MAX_GIT_CONFIG = 1 << 20
-
-
 def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[str, list[_Alt]] | None:
-    """``gitdir/config`` when it holds credentials (or is too large to tell), as a walk's hit."""
+    """``gitdir/config`` when it holds credentials, as a walk's hit: a checkout that persisted
+    them (actions/checkout writes ``http.<url>.extraheader = AUTHORIZATION: basic …``), a remote
+    URL with a token in its user part (``content.py``'s check of a git config, which fails
+    closed on a file it cannot read: a FIFO, too large). ``ssh://git@host`` names a user."""
+    from .content import holds_credential
+
     config = f"{gitdir}/config"
     if note is not None:
         note("f", config)
-    try:
-        data = read_head(config, _MAX_GIT_CONFIG + 1)
-    except NotPlain:   # a FIFO, a device: what git reads there is not known now
-        data = b"x" * (_MAX_GIT_CONFIG + 1)
-    except OSError:
-        return None
-    if len(data) <= _MAX_GIT_CONFIG and not _GIT_CREDENTIALS.search(data.decode("utf-8", "replace")):
+    if not holds_credential(config, "git-config"):
         return None
     alts = [a for a in _literal_alts(config, table) if a.rule.leak]
     return (config, alts) if alts else None

@@ -17,6 +17,11 @@ alternatives. ``exclude`` lists basename globs that are the benign look-alikes o
 A LEAK entry is hit by any read or write (reading exposes the secret, writing replaces it). An
 IMPLANT entry is hit by writes only (reading ``~/.bashrc`` is fine; writing it runs code at the
 next shell). An entry may be both (``.git/config``: the CI token sits there; hooks run from it).
+
+A LEAK entry with ``when`` is a secret only where the file's text holds a credential
+(``paths/content.py`` reads it, failing closed on a file it cannot read): config files every run
+of a tool reads, so that hiding them always would break the tool (git without ``~/.gitconfig``
+commits as nobody), while one that carries a token must not be printed.
 """
 
 from __future__ import annotations
@@ -31,6 +36,11 @@ class PathRule:
     implant: bool
     why: str
     exclude: tuple[str, ...] = ()
+    when: str = ""   # a content check of paths/content.py; "" for a secret whatever it holds
+
+
+def _leak_when(pattern: str, when: str, why: str) -> PathRule:
+    return PathRule(pattern, True, False, why, (), when)
 
 
 def _leak(pattern: str, why: str, exclude: tuple[str, ...] = ()) -> PathRule:
@@ -127,6 +137,16 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak(".git-credentials", "git credential-store passwords in plain text (any --file copy)"),
     _leak(".authinfo{,.gpg}", "Emacs/Gnus auth-source and git-credential-netrc passwords"),
     _leak("~/.config/git/credentials", "git credential-store (XDG location)"),
+    # --- Credentials inside a config file its tool reads at every run (when: paths/content.py) ---
+    _leak_when("{~/.gitconfig,~/.config/git/config,/etc/gitconfig}", "git-config",
+               "git config holding a credential: a token in a remote or url.<base>.insteadOf URL, "
+               "an http.extraHeader, a password key"),
+    _leak_when(".{npmrc,yarnrc,yarnrc.yml}", "npm-config",
+               "a project's npm/Yarn config holding a registry token (_authToken, _auth, _password, "
+               "npmAuthToken, npmAuthIdent) or a URL with user:password: npm and Yarn read it as HOME's"),
+    _leak_when(".bundle/config", "bundle-config",
+               "a project's Bundler config holding gem-server credentials (BUNDLE_<HOST>: user:password, "
+               "which `bundle config set --local` writes there)"),
     _leak(".pypirc", "PyPI upload token (twine --config-file takes a project copy)"),
     _leak("~/.config/pypoetry/auth.toml", "Poetry repository passwords (without a keyring)"),
     _leak("~/.local/share/uv/credentials/**", "uv index credentials"),
@@ -141,7 +161,8 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak("~/.pause", "PAUSE (CPAN upload) password"),
     _leak("~/.Renviron", "R's environment file (GITHUB_PAT and API keys)"),
     _leak("~/.android/adbkey", "the ADB private key every paired device trusts"),
-    _leak("~/.cargo/credentials{,.toml}", "crates.io token"),
+    _leak("{~/.cargo,.cargo}/credentials{,.toml}", "crates.io token (a project's .cargo is CARGO_HOME "
+          "in many CI set-ups)"),
     _leak(".vault-token", "HashiCorp Vault token"),
     _leak(".dev.vars{,.*}", "Cloudflare wrangler's local secrets (its .env)", _ENV_TEMPLATES),
     _leak("~/.config/solana/*.json", "Solana keypairs (id.json signs transactions)"),
@@ -230,7 +251,8 @@ BOTH_RULES: tuple[PathRule, ...] = (
     _both(".git/config", "CI checkouts leave the job token here; core.fsmonitor/hooksPath/pager run code"),
     _both("~/.aws/config", "credential_process runs a program; may hold keys"),
     _both("~/.kube/config{,.*}", "cluster tokens; exec credential plugins run programs"),
-    _both("~/.docker/config.json", "registry auth; credential helpers run programs"),
+    _both("{~/.docker,.docker}/config.json", "registry auth (base64 user:password); credential helpers "
+          "run programs (a project's .docker is DOCKER_CONFIG in CI set-ups)"),
     _both("~/.npmrc", "registry auth tokens; script-shell/node-options run code"),
     _both("~/.{yarnrc,yarnrc.yml}", "registry auth (npmAuthToken, _authToken); yarnPath runs a program"),
     _both("~/.bunfig.toml", "registry tokens; preload scripts run at every bun run"),
