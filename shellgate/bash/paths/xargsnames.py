@@ -12,9 +12,10 @@ plain when all of this holds:
 * xargs reads that pipe (no ``-a``, no redirect of its stdin: ``xargs cat <<EOF`` reads the
   names from the here-doc), splits as usual, at newlines only (``-d '\\n'``) or at NULs (no
   other ``-d``: ``-d x`` cuts ``src/ax--files0-from=k`` into an option) — at NULs (the last
-  of ``-0``/``-d`` is ``-0``) exactly when the producer ends its names with NULs (``find -print0``, ``git ls-files -z``, ``rg -0``,
-  ``grep -lZ``): ``xargs -0`` reading newline-ended names takes a name ``src\n`` whole, and
-  the walk never calls that a name below ``src``;
+  of ``-0``/``-d`` is ``-0``) exactly when the producer ends its names with NULs
+  (``find -print0``, ``git ls-files -z``, ``rg -0``, ``grep -lZ``): ``xargs -0`` reading
+  newline-ended names takes a name ``src\n`` whole, and the walk never calls that a name
+  below ``src``;
 * the command xargs runs is a table command that reads its operands as files (not git or a
   wrapper: an appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``:
   the path roles say it writes them; not ``finger`` or ``ss``: only a command the path roles
