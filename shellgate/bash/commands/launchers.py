@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..ir import Via, Word
-from .spec import Call, Command, Finding, Flag, Takes, read_args, write_targets
+from .spec import Call, Command, Finding, Flag, Parsed, Takes, read_args, write_targets
 
 V = Takes.VALUE
 
@@ -138,11 +138,33 @@ def wrapper(call: Call) -> list[Finding]:
             out.append(Finding(f"xargs makes its input the command that {name} runs", call.command.span,
                                "readonly.wild"))
         return out  # `env`, `nice`, `xargs` with no command only print
+    if name == "xargs" and (undone := _replace_undone(p)) is not None:
+        return [*out, undone]
     kids = [call.script.commands[k] for k, _ in children(call, via)]
     if len(kids) != 1 or not _same(kids[0].words, inner):
         out.append(Finding(f"the command run by {name} could not be identified", call.command.span,
                            "readonly.wrapper"))
     return out
+
+
+_ONE = re.compile(r"[ \t\n\v\f\r]*\+?0*1")   # a count of 1 as strtol reads it
+
+
+def _replace_undone(p: Parsed) -> Finding | None:
+    """An ``-L``/``--max-lines`` or ``-n N`` (N not 1) after xargs's ``-I``: GNU xargs then
+    drops the replacement and appends the input, BSD xargs keeps it (``wrappers._replace_string``
+    refuses to guess which words get the names)."""
+    replacing = False
+    for o in p.opts:
+        names = o.flag.names
+        if "-I" in names or "-i" in names:
+            replacing = True
+        elif replacing and ("-L" in names or "--max-lines" in names or "-n" in names and not (
+                o.value is not None and _ONE.fullmatch(o.value.text))):
+            return Finding(f"xargs {o.spelled} after -I: GNU xargs then appends its input instead of "
+                           "replacing, BSD xargs still replaces (which words get the names is not known)",
+                           o.word.span, "readonly.wrapper")
+    return None
 
 
 _SHELL_FLAGS = set("euxvcfCl")

@@ -20,7 +20,7 @@ Custom = Callable[[Call], list[Finding]]
 _FAMILIES = ("text", "files", "grep", "sed", "awk", "jq", "shell", "info", "archive", "fileops",
              "network", "git", "launchers", "toolchain", "openssl", "reference", "helpforms",
              "wireshark", "iproute", "sysinfo", "binutils", "sysquery", "packages", "lookups",
-             "coreextra", "kernelstats", "zgrep", "compgrep")
+             "coreextra", "kernelstats", "zgrep", "compgrep", "shellcheck")
 
 # Which family defines a name, so that a lookup imports only that family: the hook pays for
 # the commands it sees, not for all of them. Only a hint: a name missing here, or not found
@@ -62,6 +62,7 @@ _INDEX_SRC = {
     "kernelstats": "sysctl iostat mpstat pidstat lspci",
     "zgrep": "zgrep zegrep zfgrep",
     "compgrep": "xzgrep xzegrep xzfgrep lzgrep lzegrep lzfgrep bzgrep bzegrep bzfgrep zstdgrep",
+    "shellcheck": "shellcheck",
 }
 _INDEX = {name: fam for fam, names in _INDEX_SRC.items() for name in names.split()}
 _INDEX.update(dict.fromkeys(HELP_FORMS, "helpforms"))  # the help-form table is small: its own index

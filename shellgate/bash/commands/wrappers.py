@@ -30,6 +30,8 @@ must refuse).
 
 from __future__ import annotations
 
+import re
+
 from ..._record import record, replace
 from ..ir import Via, Word
 
@@ -148,13 +150,13 @@ def _long(opt: str, known: frozenset[str]) -> str | None:
 
 
 def _options(w: Wrapper, words: tuple[Word, ...], i: int,
-             seen: dict[str, str] | None = None) -> int | None:
+             seen: list[tuple[str, str]] | None = None) -> int | None:
     """Skip the wrapper's options from ``words[i]``; the index of the first operand, or None
     when an option means nothing is run. Raises _Unknown on anything unrecognised. ``seen``
     collects each option that takes a value, with its value (``""`` for an optional one
-    given none)."""
+    given none), in the order given: a later option may undo an earlier one (xargs)."""
     known = w.value | w.flags | w.noexec | w.optional
-    seen = {} if seen is None else seen
+    seen = [] if seen is None else seen
     while i < len(words):
         word = words[i]
         if not word.static or word.glob:
@@ -177,10 +179,10 @@ def _options(w: Wrapper, words: tuple[Word, ...], i: int,
             if opt in w.value:
                 if not eq and i + 1 >= len(words):
                     raise _Unknown
-                seen[opt] = t.partition("=")[2] if eq else words[i + 1].text
+                seen.append((opt, t.partition("=")[2] if eq else words[i + 1].text))
                 i += 1 if eq else 2
             elif opt in w.optional:
-                seen[opt] = t.partition("=")[2]
+                seen.append((opt, t.partition("=")[2]))
                 i += 1
             elif eq:
                 raise _Unknown
@@ -198,11 +200,11 @@ def _options(w: Wrapper, words: tuple[Word, ...], i: int,
             if opt in w.value:
                 if j + 1 >= len(t) and i + 1 >= len(words):
                     raise _Unknown
-                seen[opt] = t[j + 1:] if j + 1 < len(t) else words[i + 1].text
+                seen.append((opt, t[j + 1:] if j + 1 < len(t) else words[i + 1].text))
                 i += 1 if j + 1 < len(t) else 2
                 break
             if opt in w.optional:
-                seen[opt] = t[j + 1:]
+                seen.append((opt, t[j + 1:]))
                 i += 1
                 break
             if opt not in w.flags:
@@ -214,7 +216,7 @@ def _options(w: Wrapper, words: tuple[Word, ...], i: int,
 
 
 def _generic(w: Wrapper, words: tuple[Word, ...]) -> tuple[Inner, ...]:
-    seen: dict[str, str] = {}
+    seen: list[tuple[str, str]] = []
     i = _options(w, words, 1, seen)
     if i is None:
         return ()
@@ -232,16 +234,31 @@ def _generic(w: Wrapper, words: tuple[Word, ...]) -> tuple[Inner, ...]:
     return (Inner(w.via, words=inner),)
 
 
-def _replace_string(seen: dict[str, str]) -> str | None:
+def _replace_string(seen: list[tuple[str, str]]) -> str | None:
     """The string xargs replaces with each input line (``-I R``, ``-i[R]``, ``--replace[=R]``;
-    ``{}`` by default), or None without one."""
-    given = [v or "{}" if opt in ("-i", "--replace") else v
-             for opt, v in seen.items() if opt in ("-I", "-i", "--replace")]
-    if not given:
-        return None
-    if "" in given:  # an empty replace string: what would it replace?
-        raise _Unknown
-    return given[-1]
+    ``{}`` by default), or None without one. A later ``-I`` wins over an earlier ``-L``/``-n``
+    in every xargs, and ``-n 1`` after ``-I`` changes nothing (one line per command anyway).
+    But GNU xargs (findutils 4.9, measured) lets a later ``-L N``/``--max-lines[=N]``, or
+    ``-n N``/``--max-args=N`` with N other than 1, cancel the replacement ("--replace and -L
+    are mutually exclusive, ignoring previous --replace value": ``xargs -I {} -L 2 cat {}``
+    runs ``cat {} a b``, ``{}`` a literal name, the input appended), while BSD xargs keeps
+    it: which words get the names depends on the xargs, so no inner command is known."""
+    pattern: str | None = None
+    for opt, v in seen:
+        if opt in ("-I", "-i", "--replace"):
+            pattern = v or "{}" if opt != "-I" else v
+            if pattern == "":  # an empty replace string: what would it replace?
+                raise _Unknown
+        elif opt in ("-L", "--max-lines") and pattern is not None:
+            raise _Unknown
+        elif opt in ("-n", "--max-args") and pattern is not None:
+            count = _COUNT.fullmatch(v)   # read as strtol does: ' 1' and '+1' are 1
+            if count is None or int(count.group(1)) != 1:
+                raise _Unknown
+    return pattern
+
+
+_COUNT = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)")
 
 
 def _spliced(words: tuple[Word, ...], placeholder: str | None, *, whole: bool = False) -> tuple[Word, ...]:

@@ -10,10 +10,12 @@ plain when all of this holds:
 * the stage feeding xargs (through ``|``, not ``|&``) is a ``find`` that only tests and prints
   names (no ``-printf``/``-ls``/``-exec``/``-L`` …), with static start points;
 * xargs reads that pipe (no ``-a``, no redirect of its stdin: ``xargs cat <<EOF`` reads the
-  names from the here-doc), splits as usual or at NULs (no ``-d``) — at NULs (``-0``) exactly
-  when the producer ends its names with NULs (``find -print0``, ``git ls-files -z``, ``rg -0``,
-  ``grep -lZ``): ``xargs -0`` reading newline-ended names takes a name ``src\n`` whole, and
-  the walk never calls that a name below ``src``;
+  names from the here-doc), splits as usual, at newlines only (``-d '\\n'``) or at NULs (no
+  other ``-d``: ``-d x`` cuts ``src/ax--files0-from=k`` into an option) — at NULs (the last
+  of ``-0``/``-d`` is ``-0``) exactly when the producer ends its names with NULs
+  (``find -print0``, ``git ls-files -z``, ``rg -0``, ``grep -lZ``): ``xargs -0`` reading
+  newline-ended names takes a name ``src\n`` whole, and the walk never calls that a name
+  below ``src``;
 * the command xargs runs is a table command that reads its operands as files (not git or a
   wrapper: an appended word could pick a subcommand or a program; not ``tee``, ``cp``, ``rm``:
   the path roles say it writes them; not ``finger`` or ``ss``: only a command the path roles
@@ -197,23 +199,46 @@ def _stdin(r) -> bool:
 
 
 def _xargs_ok(words: tuple[Word, ...], first_inner: Word, null: set[bool]) -> bool:
-    i = 0
+    """xargs's options before ``first_inner`` only choose how many names a command gets, or
+    how the input splits in a way the proof knows: at NULs (``-0``) or at newlines only
+    (``-d '\\n'``: no quotes, no blanks read; each line of a producer's output whole). The last
+    of ``-0``/``-d`` holds (GNU xargs 4.9, measured); ``null`` receives True when it is ``-0``."""
+    i, delims = 0, []
     while i < len(words) and words[i].span != first_inner.span:
         w = words[i]
         t = w.text
         if not w.static:
             return False
         if t in ("-0", "--null") or _XARGS_BUNDLE.fullmatch(t) and "0" in t:
-            null.add(True)
-        if t in _XARGS_FLAGS or t.startswith(_XARGS_LONG_VALUED) or _XARGS_BUNDLE.fullmatch(t):
+            delims.append("\0")
+        if t in ("-d", "--delimiter") and i + 1 < len(words):
+            delims.append(_delimiter(words[i + 1]))
+            i += 2
+        elif t.startswith(("--delimiter=", "-d")) and t not in ("-d", "--delimiter="):
+            delims.append(_delimiter(replace(w, text=t.split("=", 1)[1] if t[1] == "-" else t[2:])))
+            i += 1
+        elif t == "--":
+            i += 1
+            break
+        elif t in _XARGS_FLAGS or t.startswith(_XARGS_LONG_VALUED) or _XARGS_BUNDLE.fullmatch(t):
             i += 1
         elif t in _XARGS_VALUED:
             i += 2
         elif t[:2] in _XARGS_VALUED and len(t) > 2 or t.startswith("-i") or t.startswith("--replace"):
             i += 1
         else:
-            return False     # -a, -d, -p, --process-slot-var, an unknown option, a stray word
-    return i < len(words)
+            return False     # -a, -p, --process-slot-var, an unknown option, a stray word
+    if None in delims or i >= len(words) or words[i].span != first_inner.span:
+        return False
+    if delims and delims[-1] == "\0":
+        null.add(True)
+    return True
+
+
+def _delimiter(w: Word) -> str | None:
+    """The input delimiter a static ``-d`` value gives, when the proof knows it: a newline
+    (``\\n`` as xargs reads the escape, or the character itself); None for any other."""
+    return "\n" if w.static and w.text in ("\\n", "\n") else None
 
 
 def _origin(script: Script, index: int):
