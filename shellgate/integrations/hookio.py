@@ -332,13 +332,19 @@ SESSION_DAYS = 14   # a session's workspace anchor is forgotten after this many 
 _MAX_ANCHOR = 1 << 16   # an anchor (a path) bigger than this is not one shellgate wrote
 
 
-def session_workspace(agent: str, session_id: str, found: str) -> str:
+def session_workspace(agent: str, session_id: str, found: str) -> tuple[str, str]:
     """The workspace of this agent session: the one found at its first hook call, kept for
     the whole session. A later ``cd`` (the agent reports its live cwd) never moves or widens
     it — ``cd / && rm usr/lib/x`` must not make ``/`` the workspace. Without a session id, or
-    if the state directory cannot be written, ``found`` stands (never an error)."""
+    if the state directory cannot be written, ``found`` stands (never an error).
+
+    With it, ``(workspace, problem)``: ``problem`` is "" unless an anchor exists and cannot be
+    read (not a regular file, too large, not UTF-8, or the process is out of descriptors). The
+    session's workspace is not known then, and ``found`` may be a directory the agent moved to:
+    the caller takes it, but grants no edit in it without asking (fail closed, not a deny of
+    every call)."""
     if not session_id:
-        return found
+        return found, ""
     from ..permission.audit import default_audit_path
 
     root = default_audit_path().parent / "sessions"
@@ -346,27 +352,34 @@ def session_workspace(agent: str, session_id: str, found: str) -> str:
     path = root / f"{agent}-{session_id.encode('utf-8', 'surrogatepass').hex()[:200]}"
     from .._plain import read_plain
 
+    def unreadable(exc: Exception) -> tuple[str, str]:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        return found, (f"the session's workspace anchor {path} cannot be read ({why}): edits in "
+                       f"{found} ask")
+
     try:
         anchored = read_plain(path, _MAX_ANCHOR).decode("utf-8")
         if anchored and os.path.isdir(anchored):
             os.utime(path)
-            return anchored
-    except (OSError, UnicodeDecodeError):
+            return anchored, ""
+    except FileNotFoundError:
         pass
+    except (OSError, UnicodeDecodeError) as exc:
+        return unreadable(exc)
     try:
         root.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # a concurrent first call won: take its answer
         try:
-            return read_plain(path, _MAX_ANCHOR).decode("utf-8") or found
-        except (OSError, UnicodeDecodeError):
-            return found
+            return read_plain(path, _MAX_ANCHOR).decode("utf-8") or found, ""
+        except (OSError, UnicodeDecodeError) as exc:
+            return unreadable(exc)
     except OSError:
-        return found
+        return found, ""
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(found)
     _forget_old_sessions(root)
-    return found
+    return found, ""
 
 
 def _forget_old_sessions(root: Path) -> None:
@@ -462,14 +475,17 @@ def evaluate(spec: AgentSpec, payload: Any, mode_override: str | None = None,
         # The workspace follows the agent's session, never a directory the model named
         # (Gemini dir_path) or moved to (a `cd` the agent then reports as its cwd).
         workspace = find_workspace(call.agent_cwd or call.cwd, spec.project_env)
+        unknown = ""
         if not (spec.project_env and os.environ.get(spec.project_env)):
-            workspace = session_workspace(spec.name, call.session_id, workspace)
+            workspace, unknown = session_workspace(spec.name, call.session_id, workspace)
         hooks = hooks_config(config, workspace)
         override = mode_override or config_mode(config, workspace, spec.name, hooks)
         mode = resolve_mode(spec, call.agent_mode, override)
-        if no_writes_at(workspace) and mode.mode and _edits(mode.mode):
-            mode = replace(mode, mode="balanced")   # "/" as the workspace grants no edit
+        if (unknown or no_writes_at(workspace)) and mode.mode and _edits(mode.mode):
+            mode = replace(mode, mode="balanced")   # "/" (or a workspace not known) grants no edit
         outcome = (decider or decide)(call, mode, config, workspace)
+        if unknown:
+            outcome = replace(outcome, notices=(*outcome.notices, unknown))
         if outcome.decision not in ("allow", "ask", "deny"):
             raise ValueError(f"engine returned {outcome.decision!r}")
         if outcome.decision == "allow" and call.kind is ToolKind.BASH:
