@@ -211,15 +211,24 @@ def _click_main(args: list[str]) -> None:
     @cli.command()
     @click.option("--listen", default=None, metavar="127.0.0.1:PORT|unix:PATH",
                   help="Loopback address or Unix socket (default: 127.0.0.1:8477).")
+    @click.option("--max-connections", type=int, default=None, metavar="N",
+                  help="Connections served at once; one more is refused at once (default: 32).")
+    @click.option("--request-deadline", type=float, default=None, metavar="SECONDS",
+                  help="Time for each whole request, idle time included (default: 10).")
     @mode_opt
     @config_opt
-    def serve(listen: str | None, mode: str | None, config: str | None) -> None:
+    def serve(listen: str | None, max_connections: int | None, request_deadline: float | None,
+              mode: str | None, config: str | None) -> None:
         """Answer hook calls over HTTP (POST /hook/AGENT), warm: see `shellgate init --serve`."""
-        from .integrations.serve import DEFAULT_LISTEN, ServeError
+        from .integrations.serve import DEFAULT_LISTEN, MAX_CONNECTIONS, REQUEST_DEADLINE, ServeError
         from .integrations.serve import serve as do_serve
 
         try:
-            sys.exit(do_serve(listen or DEFAULT_LISTEN, mode=mode, config=config))
+            sys.exit(do_serve(listen or DEFAULT_LISTEN, mode=mode, config=config,
+                              max_connections=(MAX_CONNECTIONS if max_connections is None
+                                               else max_connections),
+                              request_deadline=(REQUEST_DEADLINE if request_deadline is None
+                                                else request_deadline)))
         except (ServeError, OSError) as exc:
             raise click.ClickException(str(exc)) from exc
 

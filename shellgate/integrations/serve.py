@@ -10,6 +10,13 @@ Interface (other tests and ``init --serve`` rely on it exactly):
   print for it (``--mode``/``--config`` as given to ``serve``), ``Content-Type:
   application/json``; an empty body when the hook prints nothing. A body larger than the hook
   reads gets ``413`` (the client then decides in-process, where the hook refuses it).
+- Bounds, so no peer can hold the server's threads, descriptors or memory: a connection has
+  ``--request-deadline`` seconds (default :data:`REQUEST_DEADLINE`) for each whole request,
+  the time it sits idle before it included (one deadline, not one per read: a byte every few
+  seconds no longer holds it for ever), a request head of at most :data:`MAX_HEAD` bytes, and
+  at most ``--max-connections`` (default :data:`MAX_CONNECTIONS`) connections are served at
+  once; one more is answered ``503`` and closed at once, unread. The client takes any of
+  these as "no decision" and decides in-process, at once.
 - Every request carries a fresh nonce and an HMAC of the request under the key in
   ``$XDG_CONFIG_HOME/shellgate/serve-key`` (default ``~/.config/shellgate/serve-key``, created
   0600 on first start); every answer carries an HMAC that binds it to that nonce and request
@@ -36,11 +43,13 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import io
 import json
 import os
 import secrets
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from socketserver import ThreadingUnixStreamServer
@@ -51,6 +60,12 @@ from . import hookclient, hookio
 DEFAULT_LISTEN = "127.0.0.1:8477"
 WATCH_INTERVAL = 1.0          # seconds between two looks at the package files
 MAX_BODY = hookio.MAX_STDIN
+MAX_HEAD = 64 * 1024          # bytes of request line and headers (the client sends ~300)
+REQUEST_DEADLINE = 10.0       # seconds for one whole request, idle time before it included
+MAX_CONNECTIONS = 32          # served at once: threads, descriptors, MAX_BODY bytes each
+_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+         b"Content-Length: 40\r\nConnection: close\r\n\r\n"
+         b'{"error": "busy: too many connections"}\n')
 _LOOPBACK = ("127.", "::1", "localhost")
 
 
@@ -146,6 +161,41 @@ class _State:
         self.stale = threading.Event()
 
 
+class _DeadlineReader(io.RawIOBase):
+    """The connection's bytes, read under one deadline and one byte budget per request.
+
+    A socket timeout bounds one ``recv``: a peer sending a byte just before each timeout
+    held a handler thread (and its descriptor) for ever. Here every read gets only the time
+    left to the request's deadline, and the bytes a request may take are counted, so the
+    head (which ``http.server`` would read up to 100 lines of 64 KiB) stays small too."""
+
+    def __init__(self, sock: Any) -> None:
+        super().__init__()
+        self.sock = sock
+        self.deadline = 0.0
+        self.budget = 0
+
+    def start(self, seconds: float, budget: int) -> None:
+        """A new request: ``seconds`` and ``budget`` bytes from now."""
+        self.deadline = time.monotonic() + seconds
+        self.budget = budget
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("request deadline passed")
+        if self.budget <= 0:
+            raise ConnectionAbortedError("request larger than its budget")
+        self.sock.settimeout(left)
+        with memoryview(b) as view:
+            n = self.sock.recv_into(view[:min(len(view), self.budget)])
+        self.budget -= n
+        return n
+
+
 class Handler(BaseHTTPRequestHandler):
     """One HTTP request: check its MAC, then answer one decision (or the health record), with
     the proof the client checks before it believes the answer."""
@@ -154,8 +204,19 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     protocol_version = "HTTP/1.1"   # keep-alive: a client may send many hooks on one connection
     disable_nagle_algorithm = True  # else keep-alive requests wait ~40 ms on delayed ACKs
-    timeout = 60                    # seconds a connection may sit idle or trickle a request
+    deadline = REQUEST_DEADLINE     # seconds for each whole request (the reader keeps it)
     state: _State                   # set on the subclass made by :func:`make_server`
+
+    def setup(self) -> None:
+        super().setup()
+        self.reader = _DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self.reader)
+
+    def handle_one_request(self) -> None:
+        """One request under :attr:`deadline` and :data:`MAX_HEAD` (the body's length is
+        added to the budget once its headers are read)."""
+        self.reader.start(self.deadline, MAX_HEAD)
+        super().handle_one_request()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # no access log: payloads hold commands (the audit log records decisions)
@@ -167,6 +228,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("X-Shellgate-Version", f"{self.state.version} {self.state.code}")
         if proof:
             self.send_header(hookclient.PROOF_HEADER, proof)
+        self.connection.settimeout(self.deadline)   # a peer that never reads: sendall's bound
         self.end_headers()
         self.wfile.write(body)
 
@@ -226,7 +288,11 @@ class Handler(BaseHTTPRequestHandler):
         if n > MAX_BODY:
             self.close_connection = True
             return None
-        return self.rfile.read(n)
+        self.reader.budget += n
+        body = self.rfile.read(n)
+        if len(body) < n:   # the peer closed mid-body: nobody to answer
+            raise ConnectionAbortedError("the client closed before its whole body")
+        return body
 
 
 def answer(agent: str, body: str, state: _State) -> str:
@@ -245,13 +311,65 @@ def answer(agent: str, body: str, state: _State) -> str:
     return out + "\n" if out else ""
 
 
-class _TCPServer(ThreadingHTTPServer):
+class _Bounded:
+    """At most :attr:`max_connections` connections served at once (each holds a thread, a
+    descriptor and up to :data:`MAX_BODY` bytes); one more gets a ``503`` and is closed at
+    once, so a flood of idle connections never reaches ``RLIMIT_NOFILE``, where ``accept``
+    failed in a busy loop and the decisions' own ``open`` calls failed."""
+
     daemon_threads = True
+    block_on_close = False
+    request_queue_size = 64
+    max_connections = MAX_CONNECTIONS
+
+    def server_activate(self) -> None:
+        self._open = 0
+        self._open_lock = threading.Lock()
+        super().server_activate()
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        with self._open_lock:
+            if self._open < self.max_connections:
+                self._open += 1
+                return True
+        with contextlib.suppress(OSError):   # tell the client why, never wait for it
+            request.setblocking(False)
+            request.send(_BUSY)
+        return False
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._release()   # no thread was started (the caller closes the connection)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """``ThreadingMixIn``'s, with the slot given back before the connection is closed:
+        a client that saw the close may open the next connection and be served."""
+        try:
+            self.finish_request(request, client_address)
+        except Exception:  # noqa: BLE001 - as socketserver does: report, close, go on
+            self.handle_error(request, client_address)
+        finally:
+            self._release()
+            self.shutdown_request(request)
+
+    def _release(self) -> None:
+        with self._open_lock:
+            self._open -= 1
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away, or missed its deadline, is no error worth a traceback."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
+class _TCPServer(_Bounded, ThreadingHTTPServer):
     allow_reuse_address = True
 
 
-class _UnixServer(ThreadingUnixStreamServer):
-    daemon_threads = True
+class _UnixServer(_Bounded, ThreadingUnixStreamServer):
 
     def server_bind(self) -> None:
         old = os.umask(0o177)   # the socket is the user's alone (0600)
@@ -262,8 +380,14 @@ class _UnixServer(ThreadingUnixStreamServer):
 
 
 def make_server(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
-                config: str | None = None, key: bytes | None = None) -> Any:
-    """A bound server (not yet serving); ``server.state`` holds the key and fingerprint."""
+                config: str | None = None, key: bytes | None = None,
+                max_connections: int = MAX_CONNECTIONS,
+                request_deadline: float = REQUEST_DEADLINE) -> Any:
+    """A bound server (not yet serving); ``server.state`` holds the key and fingerprint.
+    ``max_connections`` and ``request_deadline``: the bounds of the module docstring."""
+    if max_connections < 1 or not 0 < request_deadline <= 3600:
+        raise ServeError("--max-connections must be at least 1 and --request-deadline in "
+                         "(0, 3600] seconds")
     if mode is not None:
         from ..permission.modes import parse_mode
 
@@ -272,7 +396,7 @@ def make_server(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
         config = str(Path(config).expanduser().absolute())
     state = _State(key or ensure_key(), mode, config)
     kind, addr = parse_listen(listen)
-    handler = type("BoundHandler", (Handler,), {"state": state,
+    handler = type("BoundHandler", (Handler,), {"state": state, "deadline": request_deadline,
                                                 "disable_nagle_algorithm": kind == "tcp"})
     if kind == "unix":
         if os.path.exists(addr):
@@ -285,6 +409,7 @@ def make_server(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
 
             cls = type("_TCP6Server", (_TCPServer,), {"address_family": socket.AF_INET6})
         server = cls(addr, handler)
+    server.max_connections = max_connections
     server.state = state
     return server
 
@@ -325,9 +450,12 @@ def watch(server: Any, interval: float = WATCH_INTERVAL) -> threading.Thread:
 
 
 def serve(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
-          config: str | None = None, ready: Any = None) -> int:
+          config: str | None = None, ready: Any = None,
+          max_connections: int = MAX_CONNECTIONS,
+          request_deadline: float = REQUEST_DEADLINE) -> int:
     """Run until interrupted; re-execute with the new code when the package changes."""
-    server = make_server(listen, mode=mode, config=config)
+    server = make_server(listen, mode=mode, config=config, max_connections=max_connections,
+                         request_deadline=request_deadline)
     watch(server)
     if not listen.startswith("unix:"):   # port 0: the port the kernel chose
         host, port = server.server_address[:2]
@@ -361,6 +489,8 @@ def serve(listen: str = DEFAULT_LISTEN, *, mode: str | None = None,
             args += ["--mode", mode]
         if config:
             args += ["--config", config]
+        args += ["--max-connections", str(max_connections),
+                 "--request-deadline", repr(request_deadline)]
         os.execv(sys.executable, args)
     return 0
 
