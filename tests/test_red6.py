@@ -20,6 +20,12 @@ Each line runs as test_secret_files.py runs its own (the verdict naming the word
 printing the canary of a refused line), and the oracle of its row shows that the program reads
 the hidden text as a credential: ``npm config list`` holds the key as a protected token,
 ``git credential fill`` prints the password.
+
+A command's own check read a glob operand's text as the name the program gets:
+``sysctl kernel.domainname*`` passed sysctl's check (no ``=`` in the word) and bash expanded it
+to a file ``kernel.domainname=…`` of the cwd, which sysctl wrote to the kernel. A check that does
+not read globs (``Command.globs``) now sees a glob word as one known only at run time (the
+``kind: glob`` rows, run in a UTS namespace of their own).
 """
 
 from __future__ import annotations
@@ -35,8 +41,11 @@ from conftest import load
 
 from shellgate.bash.git.config import Entry, credential_entry
 from shellgate.bash.paths.content import CHECKS
+from shellgate.check import Gate
 
-CASES = load("red6.jsonl")
+ALL = load("red6.jsonl")
+CASES = [c for c in ALL if "kind" not in c]
+GLOBS = [c for c in ALL if c.get("kind") == "glob"]
 NPM = shutil.which("npm")
 GIT = shutil.which("git")
 pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
@@ -126,3 +135,46 @@ def test_npm_check(text: str, holds: bool, tmp_path: Path) -> None:
 def test_credential_helper(value: str, holds: bool) -> None:
     assert credential_entry(Entry("credential", None, "helper", value)) is holds
     assert credential_entry(Entry("credential", "https://example.com", "helper", value)) is holds
+
+
+UNSHARE = shutil.which("unshare")
+SYSCTL = shutil.which("sysctl") or next(
+    (p for p in ("/usr/sbin/sysctl", "/sbin/sysctl") if os.path.exists(p)), None)
+
+
+def _ws(tmp_path: Path, case: dict) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for rel, text in case["files"].items():
+        (ws / rel).write_text(text)
+    return ws
+
+
+@pytest.mark.parametrize("case", GLOBS, ids=sf._ids)
+def test_glob_verdict(case: dict, tmp_path: Path) -> None:
+    ws = _ws(tmp_path, case)
+    for mode in ("balanced", "accept-edits"):
+        verdict = Gate(ws, mode=mode, home=tmp_path, terminal=False).check(case["cmd"], cwd=ws)
+        if not case["refuse"]:
+            assert verdict.decision == "allow", verdict.to_json()
+            continue
+        assert verdict.decision != "allow", verdict.to_json()
+        spans = [case["cmd"][r.span[0]:r.span[1]] for r in verdict.analysis.reasons if r.span]
+        assert case["word"] in spans, verdict.to_json()
+
+
+@pytest.mark.parametrize("case", GLOBS, ids=sf._ids)
+def test_glob_effect(case: dict, tmp_path: Path) -> None:
+    """The oracle: in a UTS namespace of its own, real bash and sysctl set the domain name
+    from the file's name for a refused line, and leave it for an allowed one."""
+    if UNSHARE is None or SYSCTL is None or sf.BASH is None:
+        pytest.skip("unshare, sysctl or bash is not installed")
+    ws = _ws(tmp_path, case)
+    script = (f'PATH="{os.path.dirname(SYSCTL)}:$PATH"; {case["cmd"]} >/dev/null 2>&1; '
+              "cat /proc/sys/kernel/domainname")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    res = subprocess.run([UNSHARE, "-u", sf.BASH, "-c", script], cwd=ws, capture_output=True, text=True,
+                         timeout=60, env=env)
+    if res.returncode != 0 and "unshare" in res.stderr:
+        pytest.skip(f"no UTS namespace here: {res.stderr.strip()}")
+    assert ("CANARY-glob" in res.stdout) == case["refuse"], (res.stdout, res.stderr)
