@@ -612,11 +612,30 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
                            "included, from that file", w.span, "readonly.response_file")
                    for w in words if w.text.startswith("@"))
     if cmd.check is not None and not any(f.rule == "readonly.unknown_flag" for f in out):
-        out.extend(cmd.check(_find_names_as_run_time(parsed, call), call))
+        out.extend(cmd.check(_globs_as_run_time(cmd, _find_names_as_run_time(parsed, call)), call))
     if len(parsed.operands) < cmd.min_operands:
         out.append(Finding(f"{cmd.name} needs {cmd.min_operands} operand(s) here",
                            call.command.span, "readonly.operand"))
     return out
+
+
+def _globs_as_run_time(cmd: Command, parsed: Parsed) -> Parsed:
+    """``parsed`` as a check that does not read globs (``Command.globs``) must see it: each glob
+    word a word known only at run time, which it is — bash hands the program the names it
+    matches, not the pattern. ``sysctl kernel.domainname*`` passed a check that looks for ``=``
+    in a name, and bash expanded it to a file ``kernel.domainname=pwned`` of the cwd: sysctl
+    wrote the setting. (A glob that may become an option is :func:`_wild`'s question; the path
+    scanner still reads the pattern.)"""
+    if cmd.globs:
+        return parsed
+
+    def run_time(w: Word) -> Word:
+        return replace(w, static=False) if w.glob and w.static else w
+
+    if not any(w.glob for w in parsed.operands) and not any(v.glob for o in parsed.opts for v in o.values):
+        return parsed
+    return Parsed(opts=[replace(o, values=tuple(map(run_time, o.values))) for o in parsed.opts],
+                  operands=[run_time(w) for w in parsed.operands], findings=parsed.findings)
 
 
 def _find_names_as_run_time(parsed: Parsed, call: Call) -> Parsed:

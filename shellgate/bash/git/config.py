@@ -802,13 +802,48 @@ def _submodules(repo: Repo, home: Path, problems: list[Problem], aliases: frozen
 # (`https://<token>@github.com/…`: GitHub and GitLab take a token as the user name).
 CREDENTIAL_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]*@|(?:https?|ftps?)://[^/@\s]+@", re.I)
 _CREDENTIAL_KEYS = re.compile(r"extraheader|pass|token|secret|cookie", re.I)
+# An Authorization header (a comment's too, in a file's text: a reader prints it; in a value
+# git joined across a backslash-newline, `Authori\` + `zation: Bearer …`, in the parsed value).
+AUTH_HEADER = re.compile(r"\bauthorization\s*:\s*\S", re.I)
+# A credential helper keeps its secret elsewhere when it is a helper's name with plain arguments
+# naming no password or token (`store --file ~/.git-credentials`, `cache --timeout=3600`: git
+# runs `git credential-<name>`), or a command (`!…` or an absolute path, which git runs as a
+# shell command) of a git-credential-* program or of one known to keep it elsewhere (GitHub's
+# and GitLab's CLIs, AWS CodeCommit's helper: `!/usr/bin/gh auth git-credential`,
+# `!aws codecommit credential-helper $@`), with plain arguments too. Any other is a program git
+# runs and whose output it sends: a snippet `!f() { echo password=…; }; f` keeps the password in
+# the config itself (git sent it as Basic auth), and so may any quoting or expansion of it
+# (`!echo username=u; echo pass''word=…`: sent too) or any other program's arguments.
+_PLAIN_HELPER = re.compile(r"[\w/.~@:+=-]+(?:[ \t]+(?:[\w/.~@:+=-]+|\$@|\"\$@\"))*[ \t]*")
+_HELPER_WORD = re.compile(r"pass|token", re.I)
+_SHELL_HELPERS = frozenset({("gh", "auth"), ("glab", "auth"), ("aws", "codecommit")})
+
+
+def _helper_holds(value: str) -> bool:
+    """May this ``credential.helper`` value hold the secret it hands git (see above)?"""
+    shell = value.startswith("!")
+    cmd = value[1:] if shell else value
+    if not cmd.strip():
+        return False   # an empty helper resets the list
+    if not _PLAIN_HELPER.fullmatch(cmd) or _HELPER_WORD.search(cmd):
+        return True
+    words = cmd.split()
+    if not shell and not words[0].startswith("/"):
+        return False
+    name = os.path.basename(words[0])
+    return not (name.startswith("git-credential-")
+                or (name, words[1] if len(words) > 1 else "") in _SHELL_HELPERS)
 
 
 def credential_entry(e: Entry) -> bool:
-    """Does this entry carry a secret git may print: a URL with credentials (in the value, or in
-    the subsection of ``url.<base>.insteadOf``), an ``http.extraHeader``, a password-like key?"""
-    return bool(_CREDENTIAL_KEYS.search(e.key) or CREDENTIAL_URL.search(e.value or "")
-                or CREDENTIAL_URL.search(e.subsection or ""))
+    """Does this entry carry a secret git may print or send: a URL with credentials (in the
+    value, or in the subsection of ``url.<base>.insteadOf``), an ``http.extraHeader`` or other
+    password-like key, an Authorization header in a value, a ``credential.helper`` that may
+    print a password written into it?"""
+    value = e.value or ""
+    return bool(_CREDENTIAL_KEYS.search(e.key) or CREDENTIAL_URL.search(value)
+                or CREDENTIAL_URL.search(e.subsection or "") or AUTH_HEADER.search(value)
+                or (e.section == "credential" and e.key == "helper" and _helper_holds(value)))
 
 
 def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tuple[Path, Entry]]:

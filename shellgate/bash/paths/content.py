@@ -18,19 +18,10 @@ import re
 from collections.abc import Callable
 
 from ..._plain import read_plain
+from ..git.config import AUTH_HEADER as _AUTH_HEADER
 from ..git.config import CREDENTIAL_URL as _CREDENTIAL_URL
 
 _MAX_TEXT = 1 << 20   # bigger than this: a credential for a reader (not looked at)
-
-# npm's .npmrc (`//host/:_authToken=…`, `_auth`, `_password`), Yarn 1's .yarnrc (the same keys,
-# space-separated) and Yarn 2+'s .yarnrc.yml (`npmAuthToken:`, `npmAuthIdent:`): a key naming a
-# credential, then its separator and value.
-_NPM_KEY = re.compile(r"(?:_auth\w*|_password|npmauth\w*|\w*token|\w*password)[\"']?\s*[=:\s]\s*(.*)", re.I)
-# A value that only names a variable of the environment (npm and Yarn expand it at run time).
-_ENV_REF = re.compile(r"[\"']?\$\{[A-Za-z_][A-Za-z0-9_]*\}[\"']?\s*")
-# Bundler's credentials sit under a key naming the host, dots as double underscores
-# (`BUNDLE_GEMS__EXAMPLE__COM: "user:password"`, `BUNDLE_MIRROR__…`).
-_BUNDLE_HOST_KEY = re.compile(r"^\s*[\"']?BUNDLE_\w*__\w*[\"']?\s*:", re.I | re.M)
 
 
 def _text(path: str) -> str | None:
@@ -43,24 +34,55 @@ def _text(path: str) -> str | None:
         return None
 
 
+# npm's .npmrc (`//host/:_authToken=…`, `_auth`, `_password`), Yarn 1's .yarnrc (the same keys,
+# space-separated) and Yarn 2+'s .yarnrc.yml (`npmAuthToken:`, `npmAuthIdent:`): a word naming a
+# credential anywhere in a line — a comment's too (a reader prints it), a value's (a YAML anchor
+# names a key elsewhere: `a: &k npmAuthToken`).
+_NPM_WORD = re.compile(r"_auth|_password|npmauth|token|password", re.I)
+# A line that only sets a key to a variable of the environment (npm and Yarn expand it at run
+# time): the one line a credential word may stand in.
+_ENV_LINE = re.compile(r"[ \t]*([\"']?)[\w@./:~+-]+\1[ \t]*[=: \t][ \t]*([\"']?)\$\{[A-Za-z_]\w*\}\2[ \t]*")
+# The lines a reading by words is sure of: npm's ini parser trims a key with JavaScript's
+# trim() (a form feed or U+2028 before the `=` vanishes), JSON-decodes a quoted one
+# (`"_auth\u0054oken"`), cuts an unquoted one at `;` or `#` (`_authToken#x=`), drops a `[]`
+# suffix and replaces `${X?}` in it by nothing (`_auth${X?}Token`); YAML decodes `\x54` in a
+# double-quoted key and joins one across a line ending in a backslash; a `?` line is a key of
+# its own. So a line is read only when it is blank, a comment, an ini section, a YAML document
+# marker, or a key of plain characters (quoted or not, after YAML list dashes) with a separator
+# and a value holding no backslash, no `!` (a YAML tag) and no `$` but in a `${NAME}`; the text
+# is printable ASCII, lines ending at CR or LF as npm and YAML end them. Any other line: a
+# credential may hide in it.
+_NPM_TEXT = re.compile(r"[\t\r\n\x20-\x5b\x5d-\x7e]*")
+_NPM_LINE = re.compile(r"""[ \t]*(?:
+      [#;].*                                              # a comment
+    | \[[\w@./:~+-]*\][ \t]*                              # an ini section
+    | (?:---|\.\.\.)[ \t]*                                  # a YAML document marker
+    | (?:-[ \t]+)*(?:[\w@./:~+-]+|"[\w@./:~+*^ -]*"|'[\w@./:~+*^ -]*')   # a key
+      (?:[ \t]*[=: \t][ \t]*(?:[^\\$!]|\$\{[A-Za-z_]\w*\})*)?     # its separator and value
+    | -[ \t]*                                              # an empty YAML list item
+)?""", re.X)
+
+
 def _npm_config(path: str) -> bool:
     text = _text(path)
-    if text is None or _CREDENTIAL_URL.search(text):
+    if text is None or _CREDENTIAL_URL.search(text) or not _NPM_TEXT.fullmatch(text):
         return True
-    for line in text.splitlines():
-        m = _NPM_KEY.search(line)
-        if m is not None and not _ENV_REF.fullmatch(m.group(1)):
+    for line in re.split(r"[\r\n]", text):
+        if not _NPM_LINE.fullmatch(line):
+            return True
+        if _NPM_WORD.search(line) and not _ENV_LINE.fullmatch(line):
             return True
     return False
+
+
+# Bundler's credentials sit under a key naming the host, dots as double underscores
+# (`BUNDLE_GEMS__EXAMPLE__COM: "user:password"`, `BUNDLE_MIRROR__…`).
+_BUNDLE_HOST_KEY = re.compile(r"^\s*[\"']?BUNDLE_\w*__\w*[\"']?\s*:", re.I | re.M)
 
 
 def _bundle_config(path: str) -> bool:
     text = _text(path)
     return text is None or bool(_CREDENTIAL_URL.search(text) or _BUNDLE_HOST_KEY.search(text))
-
-
-# An Authorization header anywhere in a git config's text (a comment's too: a reader prints it).
-_AUTH_HEADER = re.compile(r"\bauthorization\s*:\s*\S", re.I)
 
 
 def _git_config(path: str) -> bool:
