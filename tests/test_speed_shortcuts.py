@@ -6,13 +6,11 @@
   command view (the general path) must agree, on the real corpus and our own tables;
 - ``Engine._finish`` gives what ``replace`` gave;
 - ``targets.where``'s ``.git`` test on ``str.split("/")`` agrees with ``Path(p).parts``;
-- ``readonly._loop_variables``' guard skips only texts the search finds nothing in.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from pathlib import Path
 
 import pytest
@@ -24,7 +22,6 @@ from hypothesis import strategies as st
 from shellgate._record import fields, replace
 from shellgate.approval.classifier import classify_bash
 from shellgate.bash.facts import Context
-from shellgate.bash.readonly import classify as readonly
 from shellgate.permission import Capability, Decision, DecisionKind, Metadata, Request
 from shellgate.permission import engine as perm_engine
 from shellgate.permission.rules import RuleAction, RuleSet, parse_rule
@@ -121,11 +118,3 @@ def test_git_parts_on_split(absolute: bool, segs: list[str]) -> None:
     if not p:
         return
     assert (".git" in p.split("/")) == (".git" in Path(p).parts)
-
-
-def test_loop_variable_guard() -> None:
-    pattern = readonly._LOOP_VAR
-    assert not pattern.flags & re.IGNORECASE  # the guard compares case-sensitively
-    for cmd in _corpus(1000):
-        if "for" not in cmd and "select" not in cmd:
-            assert not list(pattern.finditer(cmd)), cmd

@@ -197,6 +197,9 @@ class Script:
     # Words bash expands that belong to no command: a for/select list, a case subject and its
     # patterns. Nothing runs them, but their expansions happen (`for x in $TOKEN; do echo $x`).
     loose_words: tuple[Word, ...] = field(default=())
+    # The name word of every for/select header, nested scripts' too: the variable each loop
+    # assigns (`for PATH in /tmp/evil; do ls; done` runs another ls).
+    loop_names: tuple[Word, ...] = field(default=())
 
     @property
     def ok(self) -> bool:

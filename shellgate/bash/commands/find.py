@@ -14,7 +14,9 @@ command for every ``-exec``, and that the start points cannot become an expressi
 
 A start point is static, or ``$HOME`` (``${HOME}``, quoted or not, maybe with a plain path
 after it: the context's home, the value bash gives ``~`` too, when it holds no blank or glob
-character; any assignment of HOME in the line already makes it not read-only), or a plain glob
+character; any assignment of HOME in the line already makes it not read-only), or a word whose
+only expansions are ``$HOME``, ``$PWD`` or ``$(pwd)`` with clean values (``spec.known_texts``:
+``find "$(pwd)/src" -name x``, ``find $PWD -type d``), or a plain glob
 proved to expand to names find takes for start points (``find * -name x``: ``glob_operands``,
 and no name it may match is ``(``, ``)``, ``!`` or ``,``, which find would read as an
 operator).
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 
 from ..ir import Via, Word
 from .environment import date_tz_problem
-from .spec import Call, Finding, expanded_here, glob_operands, is_wild, may_split
+from .spec import Call, Finding, expanded_here, glob_operands, is_wild, known_texts, may_split
 
 # Primaries and how many argument words each takes (the warnings read find's expression with it).
 PRIMARIES: dict[str, int] = {
@@ -102,6 +104,9 @@ def _known_start(w: Word, call: Call) -> bool:
     if not w.glob and _HOME_WORD.fullmatch(w.raw):
         return (_CLEAN_HOME.fullmatch(str(ctx.home)) is not None
                 and (ctx.inherited is None or all(n != "HOME" for n, _ in ctx.inherited.variables)))
+    texts = known_texts(w, call)  # `$PWD`, `$(pwd)/src`: one word, each cwd's
+    if texts is not None:
+        return all(t[:1] not in ("", "-", "(", ")", "!", ",") for t in texts)
     if not (w.glob and expanded_here(call.command.via)
             and glob_operands(w, call.cwds, call.line_writes)):
         return False
@@ -124,7 +129,7 @@ def _may_split_value(w: Word, call: Call) -> bool:
     find, a ``-…`` word or an operator would be read as the expression)."""
     if w.glob:
         return not _known_start(w, call)
-    return not w.static and may_split(w)
+    return not w.static and may_split(w) and known_texts(w, call) is None
 
 
 def _split_value(primary: str, w: Word, call: Call) -> Finding:

@@ -322,6 +322,52 @@ def is_wild(word: Word) -> bool:
     return word.text[:1] in ("$", "`", "")
 
 
+# `$HOME`, `${HOME}`, `$PWD`, `${PWD}`, `$(pwd)`, backquoted pwd: expansions whose value the gate
+# knows (the context's home, each candidate cwd), as ``targets.resolve_word`` takes them.
+_KNOWN_EXPANSION = re.compile(r"\$\{(HOME|PWD)\}|\$(HOME|PWD)(?![A-Za-z0-9_])|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
+_CLEAN_VALUE = re.compile(r"/[A-Za-z0-9._+@%,=:/-]*")
+
+
+def known_texts(word: Word, call: Call) -> list[str] | None:
+    """The one word each candidate cwd makes of ``word``, when every expansion in it is one the
+    gate knows the value of (``_KNOWN_EXPANSION``) and that value is a clean absolute path (no
+    blank, glob or quote character: unquoted, it neither splits nor globs); None otherwise.
+
+    So ``find "$PWD" -name x``, ``tree -L 1 "$(pwd)"`` or ``grep -r x $HOME/src`` hand the
+    program one word that starts with ``/`` (or the word's literal head): never an option.
+    A backslash, single quotes, a brace, a glob, a tilde, any other expansion, or a session
+    that carries HOME or PWD (``Context.inherited``) leaves the word unknown."""
+    if word.static or word.glob or call.cwds is None or "\\" in word.raw or "'" in word.raw:
+        return None
+    rest = _KNOWN_EXPANSION.sub("", word.text)
+    if "$" in rest or "`" in rest or "{" in rest or word.text.startswith("~"):
+        return None
+    state = call.ctx.inherited
+    if state is not None and any(n in ("HOME", "PWD") for n, _ in state.variables):
+        return None
+    home = str(call.ctx.home)
+    if not _CLEAN_VALUE.fullmatch(home):
+        return None
+    out: list[str] = []
+    for cwd in call.cwds:
+        if not _CLEAN_VALUE.fullmatch(str(cwd)):
+            return None
+        out.append(_KNOWN_EXPANSION.sub(
+            lambda m, c=str(cwd): home if (m.group(1) or m.group(2)) == "HOME" else c, word.text))
+    return out
+
+
+_PLAIN_HEAD = re.compile(r"[A-Za-z0-9_./]")
+
+
+def known_path(word: Word, call: Call) -> bool:
+    """Whether ``word`` is one word the gate knows (:func:`known_texts`) that starts like a
+    path: with ``/`` (the expansion first) or a letter, digit, ``_`` or ``.`` — never an
+    option, nor ``@FILE``/``+N`` (``@$PWD/x`` is a response file)."""
+    texts = known_texts(word, call)
+    return texts is not None and all(_PLAIN_HEAD.match(t) for t in texts)
+
+
 _MAX_OPTION_SCAN = 5000  # directory entries read per glob before it counts as "may be an option"
 
 
@@ -438,17 +484,19 @@ def may_match_option(word: Word, cwds: Sequence[Path] | None) -> bool:
 
 def read_args(cmd: Command, args: Sequence[Word], *, wild_tail: bool = False,
               cwds: Sequence[Path] | None = None, line_writes: Sequence[str] | None = (),
-              globs_here: bool = False) -> Parsed:
+              globs_here: bool = False, known: Callable[[Word], bool] | None = None) -> Parsed:
     """Read ``args`` against ``cmd``'s tables (through ``getopt.split``). Never raises; every
     problem is a Finding. ``cwds``: where the command may run (globs are expanded there); None
     when unknown. ``line_writes``: what the line writes (``Call.line_writes``). ``globs_here``:
     the words are expanded by the parsed shell in one of ``cwds`` (:func:`expanded_here`), so a
-    glob may be proved to give operands only (:func:`glob_operands`)."""
+    glob may be proved to give operands only (:func:`glob_operands`). ``known``: a word bash
+    expands that is nevertheless one known word and no option (:func:`known_path`)."""
     p = Parsed()
     if cmd.free:
         p.operands.extend(args)
         return p
-    reading = split(args, cmd.syntax, opaque=is_wild)
+    opaque = is_wild if known is None else (lambda w: is_wild(w) and not known(w))
+    reading = split(args, cmd.syntax, opaque=opaque)
     for it in reading.items:
         if it.kind is Kind.OPTION or it.kind is Kind.MISSING or it.kind is Kind.NO_VALUE:
             _option(cmd, p, it)
@@ -594,7 +642,7 @@ def run_checks(cmd: Command, call: Call, args: Sequence[Word] | None = None) -> 
     """Read the arguments of ``call`` (or ``args``) against ``cmd`` and run its check."""
     words = call.command.args if args is None else args
     parsed = read_args(cmd, words, wild_tail=call.wild_tail, cwds=call.cwds, line_writes=call.line_writes,
-                       globs_here=expanded_here(call.command.via))
+                       globs_here=expanded_here(call.command.via), known=lambda w: known_path(w, call))
     out = list(parsed.findings)
     if call.wild_tail and cmd.wild_ok and (cmd.response_files or reads_by_option(cmd)):
         # the appended words are as unseen as a wild word (_wild): `echo --files0-from=.env |
@@ -679,7 +727,8 @@ def _dynamic_reads(cmd: Command, parsed: Parsed, call: Call) -> list[Finding]:
     if cmd.pattern_from is not None and operands and not parsed.has(*cmd.pattern_from):
         operands = operands[1:]
     for w in operands:
-        if not w.static and not w.raw.startswith(("<(", ">(")) and not _proved_name(w, call):
+        if not w.static and not w.raw.startswith(("<(", ">(")) and not _proved_name(w, call) \
+                and known_texts(w, call) is None:  # a known one: the path scanner judged it
             out.append(Finding(f"{cmd.name} reads {w.text!r}, a path only known at run time (it could be "
                                "a secret)", w.span, "readonly.dynamic_path"))
     if call.wild_tail:

@@ -94,7 +94,8 @@ def _parse(source: str | bytes) -> Script:
                      None, _respan(walker, back), walker.functions if walker else ())
     return Script(source=source, commands=_respan(walker, back), error=None,
                   functions=tuple(walker.functions),
-                  loose_words=tuple(replace(w, span=back(w.span)) for w in walker.loose_words))
+                  loose_words=tuple(replace(w, span=back(w.span)) for w in walker.loose_words),
+                  loop_names=tuple(replace(w, span=back(w.span)) for w in walker.loop_names))
 
 
 def _same(span: Span) -> Span:

@@ -92,6 +92,7 @@ class Walker:
         self.commands: list[Command] = []
         self.functions: list[str] = []
         self.loose_words: list[Word] = []  # see Script.loose_words
+        self.loop_names: list[Word] = []  # see Script.loop_names
         self.seen: set[Span] = set()   # word spans decoded, checked against the lexer's
         self.visited: set[int] = set()  # constructs expanded, checked against the lexer's
         self._plain: list[tuple[tuple[Word, ...], tuple[Via, ...]]] = []  # see Walker.plain
@@ -277,7 +278,7 @@ class Walker:
         if op is not None and op.kind == "forarith" and op.span[0] == s:
             self.arith_command(op, via, parent, False)
         else:
-            self.word(s, e)
+            self.loop_names.append(self.word(s, e)[0])
         for w in words[1:]:
             word, subs = self.word(w.pos[0] + off, w.pos[1] + off)
             self.loose_words.append(word)
@@ -549,6 +550,7 @@ class Walker:
             self.commands.append(_map_command(c, mapper, _strip_top(via), base, parent))
         self.functions.extend(inner.functions)
         self.loose_words.extend(_map_word(w, mapper) for w in inner.loose_words)
+        self.loop_names.extend(_map_word(w, mapper) for w in inner.loop_names)
 
     def add(self, cmd: Command) -> int:
         self.commands.append(cmd)

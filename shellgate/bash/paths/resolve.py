@@ -328,6 +328,7 @@ class _Cand:
     tail: bool = False
 
 
+_PWD_SUBST = re.compile(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`")
 _VAR_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
@@ -390,6 +391,8 @@ def candidates(text: str, ctx: Context, *, dynamic: bool, glob: bool, braces: bo
     if not text or "\x00" in text:
         return []
     if dynamic:
+        if "pwd" in text:  # `$(pwd)` is $PWD (the builtin prints it): the cwd, not a guess
+            text = _PWD_SUBST.sub("${PWD}", text)
         text = expand_variables(text, ctx)
         if "$" in text or "`" in text or text.startswith("~-"):
             return _tail(text, glob)

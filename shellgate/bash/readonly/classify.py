@@ -169,23 +169,21 @@ def line_writes(per_command: list[list[Finding]]) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
-_LOOP_VAR = re.compile(r"(?<![\w$\\-])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)")
 _SAFE_LOOP_VAR = lazy_compile(r"[a-z_][a-z0-9_]*")
 _LOWER_ENV = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
 
 
 def _loop_variables(script: Script) -> list[Finding]:
-    """``for NAME in …`` assigns NAME (the IR does not carry loop headers, so the source is
-    scanned — inside quotes too, a superset). ``for PATH in /tmp/evil; do ls; done`` would run
-    another ``ls``: only lower-case names that are not proxy settings are accepted."""
+    """``for NAME in …`` (and ``select``) assigns NAME: ``for PATH in /tmp/evil; do ls; done``
+    would run another ``ls``, so only lower-case names that are not proxy settings are
+    accepted. The names are the parser's loop headers (``Script.loop_names``, those of nested
+    scripts — ``bash -c``, backticks, ``$( )`` — included), not a scan of the source text: a
+    loop nobody walked has no judged commands, and ``grep "test for CLI" f`` assigns nothing."""
     out: list[Finding] = []
-    source = script.source
-    if "for" not in source and "select" not in source:
-        return out  # what the search below finds in such a text: nothing
-    for m in _LOOP_VAR.finditer(source):
-        name = m.group(1)
-        if not _SAFE_LOOP_VAR.fullmatch(name) or name in _LOWER_ENV:
-            out.append(Finding(f"the loop assigns {name} (an environment variable name)", m.span(1),
+    for w in script.loop_names:
+        name = w.text
+        if not w.static or not _SAFE_LOOP_VAR.fullmatch(name) or name in _LOWER_ENV:
+            out.append(Finding(f"the loop assigns {name} (an environment variable name)", w.span,
                                "readonly.assignment"))
     return out
 
