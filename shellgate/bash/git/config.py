@@ -822,6 +822,52 @@ def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tupl
             yield from _entries_with_files(_expand(e.value, path.parent, home), home, depth + 1)
 
 
+_MAX_INCLUDED = 64   # included files followed; the includes of one past it are not looked for
+
+
+def config_files(cwd: Path, home: Path) -> list[Path]:
+    """The files git run in ``cwd`` reads its configuration from before any include: the
+    user's (:func:`_user_files`) and those of the repository it finds there. A repository git
+    would die on adds none (git reads nothing there)."""
+    try:
+        repo = discover(cwd)
+    except (ConfigError, OSError, ValueError):
+        repo = None
+    return _config_files(repo, home)
+
+
+def included(files: list[Path], home: Path) -> tuple[list[Path], list[Path]]:
+    """Every file that ``files`` include, at any depth (``include.path`` and
+    ``includeIf.<cond>.path`` whatever the condition, as git expands them: relative to the
+    including file as named, ``~`` and ``%(prefix)/`` interpolated), each once; with the files
+    whose includes were not all followed (nesting past git's depth, or more than
+    ``_MAX_INCLUDED`` files): the caller counts those as unknown. A file that cannot be read
+    or parsed includes nothing here (git dies on it), nor does a path git cannot expand."""
+    found: dict[Path, None] = {}
+    stopped: list[Path] = []
+    todo = [(f, 0) for f in reversed(files)]
+    while todo:
+        f, depth = todo.pop()
+        try:
+            entries = read_config(f) or ()
+        except ConfigError:
+            continue
+        for e in entries:
+            if not (e.key == "path" and e.section in ("include", "includeif") and e.value):
+                continue
+            if depth >= _MAX_INCLUDE_DEPTH or len(found) >= _MAX_INCLUDED:
+                stopped.append(f)
+                break
+            try:
+                p = _expand(e.value, f.parent, home)
+            except ConfigError:
+                continue
+            if p not in found:
+                found[p] = None
+                todo.append((p, depth + 1))
+    return list(found), stopped
+
+
 def elsewhere_env() -> str | None:
     """The first variable of the environment that makes git use another repository, index,
     object store or more configuration than the checks read (``keys.ELSEWHERE_ENV``), or None."""

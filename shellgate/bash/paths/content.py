@@ -14,23 +14,26 @@ Comments count: a reader prints them too.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
+from ..._lazyre import lazy_compile
 from ..._plain import read_plain
-from ..git.config import CREDENTIAL_URL as _CREDENTIAL_URL
 
 _MAX_TEXT = 1 << 20   # bigger than this: a credential for a reader (not looked at)
 
 # npm's .npmrc (`//host/:_authToken=…`, `_auth`, `_password`), Yarn 1's .yarnrc (the same keys,
 # space-separated) and Yarn 2+'s .yarnrc.yml (`npmAuthToken:`, `npmAuthIdent:`): a key naming a
 # credential, then its separator and value.
-_NPM_KEY = re.compile(r"(?:_auth\w*|_password|npmauth\w*|\w*token|\w*password)[\"']?\s*[=:\s]\s*(.*)", re.I)
+_NPM_KEY = lazy_compile(r"(?:_auth\w*|_password|npmauth\w*|\w*token|\w*password)[\"']?\s*[=:\s]\s*(.*)", re.I)
 # A value that only names a variable of the environment (npm and Yarn expand it at run time).
-_ENV_REF = re.compile(r"[\"']?\$\{[A-Za-z_][A-Za-z0-9_]*\}[\"']?\s*")
+_ENV_REF = lazy_compile(r"[\"']?\$\{[A-Za-z_][A-Za-z0-9_]*\}[\"']?\s*")
 # Bundler's credentials sit under a key naming the host, dots as double underscores
 # (`BUNDLE_GEMS__EXAMPLE__COM: "user:password"`, `BUNDLE_MIRROR__…`).
-_BUNDLE_HOST_KEY = re.compile(r"^\s*[\"']?BUNDLE_\w*__\w*[\"']?\s*:", re.I | re.M)
+_BUNDLE_HOST_KEY = lazy_compile(r"^\s*[\"']?BUNDLE_\w*__\w*[\"']?\s*:", re.I | re.M)
 
 
 def _text(path: str) -> str | None:
@@ -44,6 +47,8 @@ def _text(path: str) -> str | None:
 
 
 def _npm_config(path: str) -> bool:
+    from ..git.config import CREDENTIAL_URL as _CREDENTIAL_URL
+
     text = _text(path)
     if text is None or _CREDENTIAL_URL.search(text):
         return True
@@ -55,12 +60,14 @@ def _npm_config(path: str) -> bool:
 
 
 def _bundle_config(path: str) -> bool:
+    from ..git.config import CREDENTIAL_URL as _CREDENTIAL_URL
+
     text = _text(path)
     return text is None or bool(_CREDENTIAL_URL.search(text) or _BUNDLE_HOST_KEY.search(text))
 
 
 # An Authorization header anywhere in a git config's text (a comment's too: a reader prints it).
-_AUTH_HEADER = re.compile(r"\bauthorization\s*:\s*\S", re.I)
+_AUTH_HEADER = lazy_compile(r"\bauthorization\s*:\s*\S", re.I)
 
 
 def _git_config(path: str) -> bool:
@@ -68,6 +75,7 @@ def _git_config(path: str) -> bool:
     ``gitconfig.credential_entry``, and the text's URLs and headers, comments included. Its
     includes are not read: a reader prints this file alone (``git config`` forms follow them:
     ``gitconfig.credential_source``)."""
+    from ..git.config import CREDENTIAL_URL as _CREDENTIAL_URL
     from ..git.config import ConfigError, credential_entry, parse_config
 
     text = _text(path)
@@ -92,3 +100,92 @@ def holds_credential(path: str, when: str) -> bool:
     (a table entry naming one that was removed) answers yes."""
     check = CHECKS.get(when)
     return True if check is None else check(path)
+
+
+# --- files a git config includes ------------------------------------------------------------------
+# `[include] path = ~/.gitconfig-work` or `[includeIf "gitdir:~/work/"] path = …` puts git
+# configuration — a token in a remote URL or an http.extraHeader — in a file of any name, which
+# no table entry can name: the files the configuration git reads includes are secrets where their
+# text holds a credential, found from the files that include them.
+
+Note = Callable[[str, str], None]
+_INCLUDE_WORD = lazy_compile(rb"include", re.I)
+_MAX_ROOT = 8 << 20   # git.config's bound of one config file
+
+
+def _roots_superset(dirs: Iterable[Path], home: Path, note: Note | None) -> list[str] | None:
+    """A superset of the config files git run in each of ``dirs`` reads before any include,
+    found without git's discovery (each ``.git`` directory up from a directory, the user's and
+    the system's files whatever the environment picks); None where the exact reading must decide
+    (a ``.git`` that is a file or a link, a git dir with a ``commondir``)."""
+    env = os.environ
+    files = [env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig", f"{home}/.gitconfig",
+             f"{home}/.config/git/config"]
+    files += [f"{env[n]}/git/config" if n == "XDG_CONFIG_HOME" else env[n]
+              for n in ("GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME") if env.get(n)]
+    for d in dirs:
+        for up in (d, *d.parents):
+            if note is not None:
+                note("l", str(up / ".git"))
+            try:
+                st = os.lstat(up / ".git")
+            except FileNotFoundError:
+                files += [str(up / "config"), str(up / "config.worktree")]   # a bare repository's
+                continue
+            except OSError:
+                return None
+            if not stat.S_ISDIR(st.st_mode) or os.path.lexists(up / ".git" / "commondir"):
+                return None
+            files += [str(up / ".git" / "config"), str(up / ".git" / "config.worktree")]
+            break
+    return files
+
+
+def may_include(dirs: Iterable[Path], home: Path, note: Note | None = None) -> bool:
+    """Whether the configuration git reads in any of ``dirs`` may include another file: the
+    cheap test before :func:`git_included_secrets` (no parse, no import of the git modules; a
+    file that cannot be read says yes). ``note``: as there."""
+    files = _roots_superset(dirs, home, note)
+    if files is None:
+        return True
+    for f in dict.fromkeys(files):
+        if note is not None:
+            note("f", f)
+        try:
+            data = read_plain(f, _MAX_ROOT, follow=True)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except (OSError, ValueError):
+            return True
+        if _INCLUDE_WORD.search(data):
+            return True
+    return False
+
+
+def git_included_secrets(dirs: Iterable[Path], home: Path, note: Note | None = None) -> tuple[str, ...]:
+    """The files the configuration git reads in each of ``dirs`` (the user's and the
+    repository's: ``gitconfig.config_files``) includes that hold a credential by the git
+    config check (one that cannot be read counts), each as named and as its real path; with
+    the including files whose includes were not all followed (past the bounds: fail closed).
+    ``note`` is told of every file read ("f", path) and ``.git`` looked at ("l"): the sandbox's
+    remembered lines are built anew when one changes. Never raises."""
+    dirs = tuple(dirs)
+    if not may_include(dirs, home, note):
+        return ()
+    from ..git import config as gitconfig
+
+    roots = list(dict.fromkeys(f for d in dirs for f in gitconfig.config_files(d, home)))
+    try:
+        files, stopped = gitconfig.included(roots, home)
+    except (OSError, ValueError, RecursionError):   # what they include is not known: they are
+        files, stopped = [], roots
+    out: list[str] = []
+    for f in roots + files:
+        if note is not None:
+            note("f", str(f))
+    for f in files:
+        if _git_config(str(f)):
+            out += [str(f), os.path.realpath(f)]
+    for f in stopped:
+        out += [str(f), os.path.realpath(f)]
+    return tuple(dict.fromkeys(out))

@@ -141,6 +141,9 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak_when("{~/.gitconfig,~/.config/git/config,/etc/gitconfig}", "git-config",
                "git config holding a credential: a token in a remote or url.<base>.insteadOf URL, "
                "an http.extraHeader, a password key"),
+    _leak_when(".git/{config.worktree,worktrees/*/config.worktree,modules/**/config,modules/**/config.worktree}",
+               "git-config", "a repository's other config files holding a credential, as .git/config "
+               "may: per-worktree config, a linked worktree's, a submodule's (its remote URL)"),
     _leak_when(".{npmrc,yarnrc,yarnrc.yml}", "npm-config",
                "a project's npm/Yarn config holding a registry token (_authToken, _auth, _password, "
                "npmAuthToken, npmAuthIdent) or a URL with user:password: npm and Yarn read it as HOME's"),
