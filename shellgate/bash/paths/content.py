@@ -66,6 +66,40 @@ def _bundle_config(path: str) -> bool:
     return text is None or bool(_CREDENTIAL_URL.search(text) or _BUNDLE_HOST_KEY.search(text))
 
 
+# Bun's bunfig.toml: `[install] registry = { url = …, token = "…" }`, `[install.scopes]` entries
+# (`myorg = { token = "…", url = … }`, `myorg = "https://user:pass@…"`), a value Bun expands from
+# the environment (`"$NPM_TOKEN"`, `"${NPM_TOKEN}"`) being no token.
+_BUN_KEY = lazy_compile(r"token|password|_auth|secret", re.I)
+_BUN_ENV = lazy_compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+
+
+def _bunfig(path: str) -> bool:
+    """TOML as Bun reads it (a file that does not parse: fail closed): a string under a
+    credential-named key that is not an environment reference, a URL with a user part anywhere
+    in the text, a credential key in a comment (a reader prints it)."""
+    import tomllib
+
+    from ..git.config import CREDENTIAL_URL as _CREDENTIAL_URL
+
+    text = _text(path)
+    if text is None or _CREDENTIAL_URL.search(text):
+        return True
+    if any(_NPM_KEY.search(line.partition("#")[2]) for line in text.splitlines()):
+        return True
+    try:
+        return _bun_credential(tomllib.loads(text), "")
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return True
+
+
+def _bun_credential(node: object, key: str) -> bool:
+    if isinstance(node, dict):
+        return any(_bun_credential(v, str(k)) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_bun_credential(v, key) for v in node)
+    return isinstance(node, str) and bool(_BUN_KEY.search(key)) and not _BUN_ENV.fullmatch(node)
+
+
 # An Authorization header anywhere in a git config's text (a comment's too: a reader prints it).
 _AUTH_HEADER = lazy_compile(r"\bauthorization\s*:\s*\S", re.I)
 
@@ -92,6 +126,7 @@ CHECKS: dict[str, Callable[[str], bool]] = {
     "git-config": _git_config,
     "npm-config": _npm_config,
     "bundle-config": _bundle_config,
+    "bunfig": _bunfig,
 }
 
 
