@@ -874,16 +874,29 @@ def elsewhere_env() -> str | None:
     return next((n for n in gitkeys.ELSEWHERE_ENV if n in os.environ), None)
 
 
-def credential_source(cwd: Path, home: Path) -> str | None:
+def _named(e: Entry, key: str) -> bool:
+    """Is ``e`` the variable ``key`` (``section[.subsection].name``: section and name compared as
+    git compares them, the subsection without case too: a superset)? A key git would refuse
+    (no dot) names every entry: what git then prints is not modelled."""
+    section, dot, rest = key.partition(".")
+    sub, _, name = rest.rpartition(".")
+    if not dot or not name:
+        return True
+    return (e.section == section.lower() and e.key == name.lower()
+            and (e.subsection or "").lower() == sub.lower())
+
+
+def credential_source(cwd: Path, home: Path, key: str | None = None) -> str | None:
     """Where the configuration git reads in ``cwd`` holds a credential it may print (remote
     URLs, ``insteadOf`` rewrites, extra headers), or why that cannot be known; None when no file
-    in scope holds one. Never raises."""
+    in scope holds one. ``key``: only a credential under that variable counts (a read that
+    prints its values alone: ``git config user.name``). Never raises."""
     if (name := elsewhere_env() or ("GIT_CONFIG" if "GIT_CONFIG" in os.environ else None)) is not None:
         return f"${name}"   # configuration not read here: fail closed
     try:
         for f in _config_files(discover(cwd), home):
             for path, e in _entries_with_files(f, home):
-                if credential_entry(e):
+                if credential_entry(e) and (key is None or _named(e, key)):
                     return str(path)
     except (ConfigError, OSError, ValueError, RecursionError) as exc:
         return f"git config (unreadable: {type(exc).__name__})"
