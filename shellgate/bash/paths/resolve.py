@@ -1250,6 +1250,11 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                     hits.append(found)   # skipped, but its config files read
                     if first:
                         return hits, True
+                elif e.name in _SKIPPED_READ and e.name in skip and not only_links \
+                        and (found := _fixed_secret(full, _SKIPPED_READ[e.name], table, note)) is not None:
+                    hits.append(found)   # skipped, but its own config read
+                    if first:
+                        return hits, True
                 elif e.name not in skip and not only_links:
                     todo.append(full)
                 elif follow:
@@ -1284,6 +1289,24 @@ def _linked_among(linked: list[tuple[str, os.stat_result]], hits: list[tuple[str
             out.append((path, [replace(base, rule=replace(base.rule, pattern=(
                 f"{path} is a hard link of {got[0]} ({base.rule.pattern})")))]))
     return out
+
+
+# Skipped directories whose fixed files are still looked at: a virtualenv's pip.conf (pip
+# reads $VIRTUAL_ENV/pip.conf: an index URL with user:password) is one file, not a tree.
+_SKIPPED_READ: dict[str, tuple[str, ...]] = {".venv": ("pip.conf",), "venv": ("pip.conf",)}
+
+
+def _fixed_secret(directory: str, names: tuple[str, ...], table: _Table,
+                  note: Note | None) -> tuple[str, list[_Alt]] | None:
+    """The first of ``names`` directly inside a skipped ``directory`` that a leak rule names,
+    as a walk's hit (no listing: each name is looked up)."""
+    for name in names:
+        path = f"{directory}/{name}"
+        if note is not None:
+            note("l", path)
+        if os.path.lexists(path) and (alts := [a for a in _literal_alts(path, table) if a.rule.leak]):
+            return (path, alts)
+    return None
 
 
 def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[str, list[_Alt]] | None:
