@@ -192,6 +192,16 @@ def masked_paths(home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def git_included_secrets(roots: Iterable[Path], home: Path, disk: Disk | None = None) -> tuple[Path, ...]:
+    """The files the git configuration read in ``roots`` (the user's and each root's
+    repository's) includes that hold a credential (``~/.gitconfig``'s ``[include] path =
+    ~/.gitconfig-work``, a CI checkout's ``includeIf`` of a credentials file): the classifier's
+    leak entries of the same name (bash/paths/content.py), each file read noted."""
+    from ..bash.paths.content import git_included_secrets as found
+
+    return tuple(Path(p) for p in found(roots, home, (disk or Disk()).note))
+
+
 def _holding(paths: list[Path], when: str, disk: Disk) -> list[Path]:
     """The ``paths`` that hold a credential by the content check ``when`` (each noted as a
     file read: a remembered policy is made anew when one changes)."""
@@ -286,7 +296,8 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
         writable=writable_roots,
         readonly=tuple(dict.fromkeys(protected_paths(user_roots, layouts, disk) + hooks)) + own
         + tuple(Path(p).absolute() for p in readonly) + linked.readonly,
-        masked=masked_paths(home_path, disk) + own + tuple(Path(p).absolute() for p in masked)
+        masked=masked_paths(home_path, disk) + git_included_secrets(user_roots, home_path, disk) + own
+        + tuple(Path(p).absolute() for p in masked)
         + linked.masked,
         linked=linked.files,
         write=write,

@@ -857,22 +857,81 @@ def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tupl
             yield from _entries_with_files(_expand(e.value, path.parent, home), home, depth + 1)
 
 
+_MAX_INCLUDED = 64   # included files followed; the includes of one past it are not looked for
+
+
+def config_files(cwd: Path, home: Path) -> list[Path]:
+    """The files git run in ``cwd`` reads its configuration from before any include: the
+    user's (:func:`_user_files`) and those of the repository it finds there. A repository git
+    would die on adds none (git reads nothing there)."""
+    try:
+        repo = discover(cwd)
+    except (ConfigError, OSError, ValueError):
+        repo = None
+    return _config_files(repo, home)
+
+
+def included(files: list[Path], home: Path) -> tuple[list[Path], list[Path]]:
+    """Every file that ``files`` include, at any depth (``include.path`` and
+    ``includeIf.<cond>.path`` whatever the condition, as git expands them: relative to the
+    including file as named, ``~`` and ``%(prefix)/`` interpolated), each once; with the files
+    whose includes were not all followed (nesting past git's depth, or more than
+    ``_MAX_INCLUDED`` files): the caller counts those as unknown. A file that cannot be read
+    or parsed includes nothing here (git dies on it), nor does a path git cannot expand."""
+    found: dict[Path, None] = {}
+    stopped: list[Path] = []
+    todo = [(f, 0) for f in reversed(files)]
+    while todo:
+        f, depth = todo.pop()
+        try:
+            entries = read_config(f) or ()
+        except ConfigError:
+            continue
+        for e in entries:
+            if not (e.key == "path" and e.section in ("include", "includeif") and e.value):
+                continue
+            if depth >= _MAX_INCLUDE_DEPTH or len(found) >= _MAX_INCLUDED:
+                stopped.append(f)
+                break
+            try:
+                p = _expand(e.value, f.parent, home)
+            except ConfigError:
+                continue
+            if p not in found:
+                found[p] = None
+                todo.append((p, depth + 1))
+    return list(found), stopped
+
+
 def elsewhere_env() -> str | None:
     """The first variable of the environment that makes git use another repository, index,
     object store or more configuration than the checks read (``keys.ELSEWHERE_ENV``), or None."""
     return next((n for n in gitkeys.ELSEWHERE_ENV if n in os.environ), None)
 
 
-def credential_source(cwd: Path, home: Path) -> str | None:
+def _named(e: Entry, key: str) -> bool:
+    """Is ``e`` the variable ``key`` (``section[.subsection].name``: section and name compared as
+    git compares them, the subsection without case too: a superset)? A key git would refuse
+    (no dot) names every entry: what git then prints is not modelled."""
+    section, dot, rest = key.partition(".")
+    sub, _, name = rest.rpartition(".")
+    if not dot or not name:
+        return True
+    return (e.section == section.lower() and e.key == name.lower()
+            and (e.subsection or "").lower() == sub.lower())
+
+
+def credential_source(cwd: Path, home: Path, key: str | None = None) -> str | None:
     """Where the configuration git reads in ``cwd`` holds a credential it may print (remote
     URLs, ``insteadOf`` rewrites, extra headers), or why that cannot be known; None when no file
-    in scope holds one. Never raises."""
+    in scope holds one. ``key``: only a credential under that variable counts (a read that
+    prints its values alone: ``git config user.name``). Never raises."""
     if (name := elsewhere_env() or ("GIT_CONFIG" if "GIT_CONFIG" in os.environ else None)) is not None:
         return f"${name}"   # configuration not read here: fail closed
     try:
         for f in _config_files(discover(cwd), home):
             for path, e in _entries_with_files(f, home):
-                if credential_entry(e):
+                if credential_entry(e) and (key is None or _named(e, key)):
                     return str(path)
     except (ConfigError, OSError, ValueError, RecursionError) as exc:
         return f"git config (unreadable: {type(exc).__name__})"

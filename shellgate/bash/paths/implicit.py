@@ -186,6 +186,23 @@ def _git_config(cmd: Command, ctx: Context) -> list[SensitiveHit]:
 # file in scope holds a credential (``gitconfig.credential_source``).
 _GIT_LISTINGS = _fs("-l", "--list", "--get-regexp", "--get-urlmatch", "--regexp", "--url")
 _CREDENTIALS = "git config: a credential in a URL or header"
+# Options with which a `git config` read prints the values of the one variable it names and
+# nothing else (`git config user.name`, `--get KEY [VALUE-PATTERN]`): then only a credential
+# under that name counts. Any other option (`-f`, `--blob`: another file) counts every one.
+_GIT_CONFIG_GETS = _fs("--get", "--get-all", "--get-color", "--get-colorbool")
+_GIT_CONFIG_ONE_KEY = _GIT_CONFIG_GETS | _fs(
+    "--local", "--global", "--system", "--worktree", "--includes", "--no-includes", "--null", "-z",
+    "--show-origin", "--show-scope", "--type", "--bool", "--int", "--bool-or-int", "--path",
+    "--expiry-date", "--default", "--fixed-value", "--all")
+
+
+def _printed_key(opts: set[str], operands: list[str]) -> str | None:
+    """The variable a one-value `git config` read prints (its first operand; the one after
+    the `get` subcommand), or None when what it prints is not one known variable."""
+    if not opts <= _GIT_CONFIG_ONE_KEY:
+        return None
+    names = operands[1:] if operands[:1] == ["get"] else operands
+    return names[0] if names else None
 
 
 def _git_call(cmd: Command, ctx: Context) -> tuple[list[Path], bool, str, list[str]] | None:
@@ -247,14 +264,15 @@ def _git_prints_credentials(cmd: Command, ctx: Context) -> list[SensitiveHit]:
     if listing:
         where = str(dirs[0]) + "/.git/config"
         return hits_for_text(where, Role.READ, ctx, cmd.span, dynamic=False, glob=False)
-    one_value = len(operands) == 1 or operands[:1] == ["get"]
+    one_value = len(operands) == 1 or operands[:1] == ["get"] or bool(opts & _GIT_CONFIG_GETS)
     prints = ((sub == "config" and not opts & _GIT_CONFIG_WRITES and one_value)
               or (sub == "remote" and (opts & {"-v", "--verbose"} or operands[:1] == ["get-url"]))
               or (sub == "ls-remote" and "--get-url" in opts))
     if not prints:
         return []
+    key = _printed_key(opts, operands) if sub == "config" else None
     for d in dirs:
-        source = "git -c/--git-dir" if elsewhere else credential_source(d, ctx.home)
+        source = "git -c/--git-dir" if elsewhere else credential_source(d, ctx.home, key)
         if source is not None:
             return [SensitiveHit(source, PathClass.LEAK, PathOp.READ, cmd.span, _CREDENTIALS)]
     return []

@@ -44,10 +44,13 @@ from .tables import RULES, VARIABLE_ROOTS, PathRule
 
 __all__ = ["check_path", "check_search", "scan", "hits_for_text", "expand_variables", "Role"]
 
-# What a compiled table is for: the lowercased HOME, the context's watched patterns and the
-# XDG bases the environment moves (shellgate._xdg.moved_xdg).
-TableKey = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
+# What a compiled table is for: the lowercased HOME, the context's watched patterns, the
+# XDG bases the environment moves (shellgate._xdg.moved_xdg) and the files git configuration
+# includes that hold a credential (paths/content.git_included_secrets).
+TableKey = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]
 WATCHED_WHY = "a path a read rule of the policy names, or a file shellgate itself reads"
+INCLUDED_WHY = ("a file a git config includes (include.path, includeIf.<cond>.path) holding a "
+                "credential: a token in a URL, an http.extraHeader, a password key")
 
 _HOME_ALIAS_RE = "(?:/root|/home/[^/]+|/users/[^/]+)"
 _HOME_ALIAS_SEGS: tuple[tuple[str, ...], ...] = (("root",), ("home", "*"), ("users", "*"))
@@ -268,10 +271,12 @@ def _heads_of(alts: list[_Alt]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=16)
-def _table(home: str, watched: tuple[str, ...] = (), moved: tuple[tuple[str, str], ...] = ()) -> _Table:
+def _table(home: str, watched: tuple[str, ...] = (), moved: tuple[tuple[str, str], ...] = (),
+           included: tuple[str, ...] = ()) -> _Table:
     """The rules compiled for one HOME (lowercased, absolute), with the context's ``watched``
     patterns as leak entries of their own (see ``Context.watched``), and each entry under a
-    default XDG base also at the directory its variable ``moved`` it to."""
+    default XDG base also at the directory its variable ``moved`` it to; the ``included``
+    files (absolute, literal) are leak entries too."""
     try:
         real_home = os.path.realpath(home).lower()
     except (OSError, ValueError):
@@ -280,7 +285,9 @@ def _table(home: str, watched: tuple[str, ...] = (), moved: tuple[tuple[str, str
     home_re = "(?:" + "|".join([re.escape(h) for h in homes] + [_HOME_ALIAS_RE]) + ")"
     home_segs = tuple(tuple(s for s in h.split("/") if s) for h in homes) + _HOME_ALIAS_SEGS
     alts: list[_Alt] = []
-    for rule in RULES + tuple(PathRule(w, True, False, WATCHED_WHY) for w in watched):
+    extra = tuple(PathRule(w, True, False, WATCHED_WHY) for w in watched) \
+        + tuple(PathRule(_as_pattern(p), True, False, INCLUDED_WHY) for p in included)
+    for rule in RULES + extra:
         excl = tuple(e.lower() for e in rule.exclude)
         for alt in _xdg_alternatives(expand_braces(rule.pattern.lower()), moved):
             if alt.startswith("~/"):
@@ -302,7 +309,13 @@ def _table(home: str, watched: tuple[str, ...] = (), moved: tuple[tuple[str, str
             dirs = tuple(r + "".join("/" + f for f in fixed) or "/" for r in dir_roots)
             n_lit = sum(1 for x in rel if x != STARSTAR and not has_glob(x))
             alts.append(_Alt(len(alts), rule, prefix, anchors, rel, not dir_roots, n_lit, excl, dirs))
-    return _index(alts, (home, watched, moved))
+    return _index(alts, (home, watched, moved, included))
+
+
+def _as_pattern(path: str) -> str:
+    """A literal path as a table pattern: each character the table's syntax reads (a glob, a
+    brace, an escape) becomes ``?``, which matches it and more (a superset: fail closed)."""
+    return re.sub(r"[*?\[\]{}\\]", "?", path)
 
 
 def _xdg_alternatives(alts: Iterable[str], moved: tuple[tuple[str, str], ...]) -> Iterator[str]:
@@ -1235,7 +1248,14 @@ def _secrets_below(path: str, table: _Table, home: str, *, first: bool, budget: 
                     continue   # a subdirectory: not read
                 elif e.name == ".git" and ".git" in skip and not only_links \
                         and (found := _git_config_secret(full, table, note)) is not None:
-                    hits.append(found)   # skipped, but its config read
+                    if found[0] is _WALK_BOUND:
+                        return hits, False
+                    hits.append(found)   # skipped, but its config files read
+                    if first:
+                        return hits, True
+                elif e.name in _SKIPPED_READ and e.name in skip and not only_links \
+                        and (found := _fixed_secret(full, _SKIPPED_READ[e.name], table, note)) is not None:
+                    hits.append(found)   # skipped, but its own config read
                     if first:
                         return hits, True
                 elif e.name not in skip and not only_links:
@@ -1274,20 +1294,79 @@ def _linked_among(linked: list[tuple[str, os.stat_result]], hits: list[tuple[str
     return out
 
 
+# Skipped directories whose fixed files are still looked at: a virtualenv's pip.conf (pip
+# reads $VIRTUAL_ENV/pip.conf: an index URL with user:password) is one file, not a tree.
+_SKIPPED_READ: dict[str, tuple[str, ...]] = {".venv": ("pip.conf",), "venv": ("pip.conf",)}
+
+
+def _fixed_secret(directory: str, names: tuple[str, ...], table: _Table,
+                  note: Note | None) -> tuple[str, list[_Alt]] | None:
+    """The first of ``names`` directly inside a skipped ``directory`` that a leak rule names,
+    as a walk's hit (no listing: each name is looked up)."""
+    for name in names:
+        path = f"{directory}/{name}"
+        if note is not None:
+            note("l", path)
+        if os.path.lexists(path) and (alts := [a for a in _literal_alts(path, table) if a.rule.leak]):
+            return (path, alts)
+    return None
+
+
 def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[str, list[_Alt]] | None:
-    """``gitdir/config`` when it holds credentials, as a walk's hit: a checkout that persisted
-    them (actions/checkout writes ``http.<url>.extraheader = AUTHORIZATION: basic …``), a remote
-    URL with a token in its user part (``content.py``'s check of a git config, which fails
-    closed on a file it cannot read: a FIFO, too large). ``ssh://git@host`` names a user."""
+    """The first of ``gitdir``'s config files (:func:`_git_config_files`) that holds
+    credentials, as a walk's hit: a checkout that persisted them (actions/checkout writes
+    ``http.<url>.extraheader = AUTHORIZATION: basic …``), a remote URL with a token in its user
+    part (``content.py``'s check of a git config, which fails closed on a file it cannot read: a
+    FIFO, too large). ``ssh://git@host`` names a user. ``(_WALK_BOUND, [])`` when they could not
+    all be listed."""
     from .content import holds_credential
 
-    config = f"{gitdir}/config"
-    if note is not None:
-        note("f", config)
-    if not holds_credential(config, "git-config"):
-        return None
-    alts = [a for a in _literal_alts(config, table) if a.rule.leak]
-    return (config, alts) if alts else None
+    configs = _git_config_files(gitdir, note)
+    for config in configs:
+        if config is _WALK_BOUND:
+            return (_WALK_BOUND, [])
+        if note is not None:
+            note("f", config)
+        if holds_credential(config, "git-config"):
+            alts = [a for a in _literal_alts(config, table) if a.rule.leak]
+            if alts:
+                return (config, alts)
+    return None
+
+
+_MAX_GIT_DIRS = 200   # directories of a git dir listed for its worktrees' and submodules' configs
+
+
+def _git_config_files(gitdir: str, note: Note | None) -> list[str]:
+    """The config files a git dir holds that exist: its ``config`` and ``config.worktree``, each
+    linked worktree's ``worktrees/<id>/config.worktree``, and each submodule's (``modules/<name>``,
+    a name with slashes nested, their own ``modules`` in turn). Past ``_MAX_GIT_DIRS``
+    directories listed, the last entry is ``_WALK_BOUND``."""
+    out = [f"{gitdir}/config", f"{gitdir}/config.worktree"]
+    todo = [(f"{gitdir}/worktrees", False), (f"{gitdir}/modules", True)]
+    listed = 0
+    while todo:
+        d, deeper = todo.pop()
+        if note is not None:
+            note("d", d)
+        try:
+            with os.scandir(d) as it:
+                subs = [e.path for e in it if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        listed += 1
+        if listed > _MAX_GIT_DIRS:
+            return [p for p in out if os.path.lexists(p)] + [_WALK_BOUND]
+        for sub in subs:
+            out.append(f"{sub}/config.worktree")
+            if not deeper:
+                continue
+            out.append(f"{sub}/config")
+            if os.path.lexists(f"{sub}/HEAD"):   # a submodule's git dir: its own submodules
+                todo.append((f"{sub}/modules", True))
+            else:   # a step of a name with slashes (modules/libs/foo)
+                todo.append((sub, True))
+    return [p for p in out if os.path.lexists(p)]
 
 
 def _link_secret(link: str, table: _Table, home: str, seen: set[str], todo: list[str],
@@ -1339,11 +1418,18 @@ def _classify(alts: Iterable[_Alt], role: Role) -> list[_Found]:
 
 
 def _home_table(ctx: Context) -> tuple[str, _Table]:
-    """The lowercased HOME of ``ctx`` and its rules (a pure function of the frozen context and
-    ``_table``'s own cache), kept for the next call with the same context object."""
+    """The lowercased HOME of ``ctx`` and its rules (the context's, the disk's git includes
+    holding credentials as the context's directories find them, and ``_table``'s own cache),
+    kept for the next call with the same context object."""
     global _LAST_HOME
+    last = _LAST_HOME
+    if last[0] is ctx and last[2] is not None:
+        return last[1], last[2]
+    from .content import git_included_secrets
+
     home = str(ctx.home).lower().rstrip("/") or "/"
-    table = _table(home, ctx.watched, moved_xdg())
+    included = git_included_secrets(dict.fromkeys((ctx.cwd, ctx.workspace)), ctx.home)
+    table = _table(home, ctx.watched, moved_xdg(), included)
     _LAST_HOME = (ctx, home, table)  # one tuple: a reader in another thread sees all or none
     return home, table
 

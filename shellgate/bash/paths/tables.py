@@ -141,9 +141,15 @@ LEAK_RULES: tuple[PathRule, ...] = (
     _leak_when("{~/.gitconfig,~/.config/git/config,/etc/gitconfig}", "git-config",
                "git config holding a credential: a token in a remote or url.<base>.insteadOf URL, "
                "an http.extraHeader, a password key"),
+    _leak_when(".git/{config.worktree,worktrees/*/config.worktree,modules/**/config,modules/**/config.worktree}",
+               "git-config", "a repository's other config files holding a credential, as .git/config "
+               "may: per-worktree config, a linked worktree's, a submodule's (its remote URL)"),
     _leak_when(".{npmrc,yarnrc,yarnrc.yml}", "npm-config",
                "a project's npm/Yarn config holding a registry token (_authToken, _auth, _password, "
                "npmAuthToken, npmAuthIdent) or a URL with user:password: npm and Yarn read it as HOME's"),
+    _leak_when("bunfig.toml", "bunfig",
+               "a project's Bun config holding a registry token or password ([install] registry, "
+               "[install.scopes]) or a URL with user:password: Bun reads it as ~/.bunfig.toml"),
     _leak_when(".bundle/config", "bundle-config",
                "a project's Bundler config holding gem-server credentials (BUNDLE_<HOST>: user:password, "
                "which `bundle config set --local` writes there)"),
@@ -255,7 +261,8 @@ BOTH_RULES: tuple[PathRule, ...] = (
           "run programs (a project's .docker is DOCKER_CONFIG in CI set-ups)"),
     _both("~/.npmrc", "registry auth tokens; script-shell/node-options run code"),
     _both("~/.{yarnrc,yarnrc.yml}", "registry auth (npmAuthToken, _authToken); yarnPath runs a program"),
-    _both("~/.bunfig.toml", "registry tokens; preload scripts run at every bun run"),
+    _both("~/{.bunfig.toml,.config/.bunfig.toml}", "registry tokens; preload scripts run at every bun run "
+          "(Bun reads $XDG_CONFIG_HOME/.bunfig.toml too)"),
     _both("pip.conf", "index-url with user:password; index-url and global.python re-point pip "
           "(osec.com write-up)"),
     # pip's own places, spelled out: the sandbox hides an anywhere name only at HOME's top and
