@@ -122,7 +122,7 @@ def find(script: Script, ctx: Context, off: Iterable[str] = ()) -> NeverHit | No
 
 def _hits(script: Script, ctx: Context, entries: list[Entry]) -> Iterator[NeverHit]:
     from .commands.spec import Call
-    from .readonly.classify import candidate_cwds
+    from .readonly.classify import candidate_cwds, command_cwds
     from .warnings.args import prog_name, resolve
 
     cwds: tuple | None | bool = False  # computed on the first command that needs it
@@ -134,7 +134,7 @@ def _hits(script: Script, ctx: Context, entries: list[Entry]) -> Iterator[NeverH
                 continue
             if e.how in _NEEDS_CWDS and cwds is False:  # only path operands need the cwds
                 cwds = candidate_cwds(script, ctx)
-            call = Call(cmd, i, script, ctx, None if cwds is False else cwds)  # type: ignore[arg-type]
+            call = Call(cmd, i, script, ctx, None if cwds is False else command_cwds(script, i, cwds))  # type: ignore[arg-type]
             hit = _MATCHERS[e.how](e, call, prog, tuple(words))
             if hit is not None:
                 yield NeverHit(e, hit[0], hit[1])

@@ -24,7 +24,8 @@ So ``-x``, ``-P`` and ``--rcfile`` (0.10: reads the rc file named) are refused, 
 a superset) when it decides: each must be printable ASCII whose lines are comments or only
 ``disable=``/``enable=``/``shell=`` keys with plain values, no write of the line may land on one,
 and every operand's directory must be known (a static word, or a glob whose directory part is
-static). Anything else is refused, naming the rc file or word. ``-f diff`` prints a diff (it
+static; a glob may match any link there, so each link's target directory is searched too).
+Anything else is refused, naming the rc file or word. ``-f diff`` prints a diff (it
 applies nothing); every ``-f`` format only prints.
 """
 
@@ -92,7 +93,44 @@ def _dirs(p: Parsed, call: Call) -> tuple[list[str], Finding | None]:
                 out += [str(c), os.path.realpath(c)]
             else:
                 out += [os.path.dirname(path), os.path.dirname(os.path.realpath(path))]
+            if w.glob:
+                linked = _linked_dirs(os.path.dirname(path), call)
+                if linked is None:
+                    return [], Finding(f"shellcheck looks for .shellcheckrc above each script {w.text!r} "
+                                       "matches, and a match that is a link has its rc files where it "
+                                       "leads: the matches are not known before it runs", w.span,
+                                       "readonly.config")
+                out += linked
     return out, None
+
+
+_MAX_SCAN = 5000  # directory entries read for one glob operand before its matches count as unknown
+
+
+def _linked_dirs(d: str, call: Call) -> list[str] | None:
+    """The directories the links in ``d`` lead to: a glob operand there may match any of them
+    (every entry is taken as a match, a superset), and shellcheck searches for rc files from a
+    linked script's target directory, not from ``d``; None when ``d`` cannot be read in full
+    within ``_MAX_SCAN`` entries or a write of the line may put a link in it."""
+    writes = call.line_writes
+    here = (d, os.path.realpath(d))
+    if writes is None or any(os.path.dirname(os.path.normpath(w)) in here for w in writes):
+        return None
+    out: list[str] = []
+    budget = _MAX_SCAN
+    try:
+        with os.scandir(d) as it:
+            for e in it:
+                budget -= 1
+                if budget < 0:
+                    return None
+                if e.is_symlink():
+                    out.append(os.path.dirname(os.path.realpath(e.path)))
+    except (FileNotFoundError, NotADirectoryError):
+        return []     # no such directory: the glob matches nothing and stays itself
+    except OSError:
+        return None
+    return out
 
 
 def _candidates(dirs: Iterable[str], home: str) -> list[str]:

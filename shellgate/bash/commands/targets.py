@@ -168,7 +168,8 @@ def where(word: Word, call: Call, *, sink: bool = True) -> tuple[Effect, str]:
         return Effect.NETWORK, "a network socket"
     paths = resolve(word.text, call)
     if paths is None:
-        return Effect.EXEC, "a relative path after a cd to an unknown directory"
+        return Effect.EXEC, ("a relative path in a directory known only at run time (a cd to an unknown "
+                             "one, find -execdir)")
     spelled_roots, real_roots = roots(call)
     for p in paths:
         if ".git" in p.split("/"):  # the same test as on Path(p).parts

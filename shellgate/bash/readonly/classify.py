@@ -127,16 +127,17 @@ def command_findings(script: Script, ctx: Context, cwds: tuple[Path, ...] | None
     the line writes (a glob operand, git's config, ``jq -f`` may meet a file an earlier command
     creates). The one way to judge commands one by one: the harness's view of which commands
     are read-only on their own must equal the line's."""
-    tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, cwds)
+    runs_in = [command_cwds(script, i, cwds) for i in range(len(script.commands))]
+    tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, runs_in[i])
              for i, cmd in enumerate(script.commands)]
-    per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i]))
+    per = [check_command(Call(cmd, i, script, ctx, runs_in[i], wild_tail=tails[i]))
            for i, cmd in enumerate(script.commands)]
     writes = line_writes(per)
     if writes != ():
         links = line_links(per)
-        tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, cwds, writes)
+        tails = [xargs_tail(cmd.via) and not xargsnames.proved(script, i, ctx, runs_in[i], writes)
                  for i, cmd in enumerate(script.commands)]
-        per = [check_command(Call(cmd, i, script, ctx, cwds, wild_tail=tails[i], line_writes=writes,
+        per = [check_command(Call(cmd, i, script, ctx, runs_in[i], wild_tail=tails[i], line_writes=writes,
                                   line_links=links))
                for i, cmd in enumerate(script.commands)]
     return per
@@ -284,6 +285,24 @@ def candidate_cwds(script: Script, ctx: Context) -> tuple[Path, ...] | None:
         if len(cwds) > _MAX_CWDS:
             return None
     return tuple(_with_physical(cwds))   # bash's next `cd ..` starts from $PWD; programs do not
+
+
+_ELSEWHERE = frozenset({"-execdir", "-okdir"})
+
+
+def command_cwds(script: Script, index: int, cwds: tuple[Path, ...] | None) -> tuple[Path, ...] | None:
+    """The directories command ``index`` may run in: the line's ``cwds``, or None (unknown)
+    when it is run, however deeply nested, by a ``find -execdir``/``-okdir``: find runs it in
+    the directory of each file found, so neither a relative path nor ``$PWD`` or ``$(pwd)``
+    is taken against the line's cwds (``find /opt -name f -execdir rm f \\;`` deletes under
+    /opt, and ``sh -c 'find $PWD'`` there splits on a found directory's blanks)."""
+    c = script.commands[index]
+    while c.parent is not None:
+        parent = script.commands[c.parent]
+        if c.via and c.via[-1] is Via.FIND_EXEC and any(w.text in _ELSEWHERE for w in parent.words):
+            return None
+        c = parent
+    return cwds
 
 
 def _with_physical(cwds: list[Path]) -> list[Path]:
