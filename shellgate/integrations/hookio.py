@@ -23,9 +23,12 @@ import sys
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._record import field, record, replace
+
+if TYPE_CHECKING:
+    from ..sandbox.policy import Limits
 
 MAX_REASON = 2000          # agents cap hook strings at 10,000 chars; keep the model's copy short
 MAX_STDIN = 8 * 1024 * 1024  # a tool call larger than this is refused rather than parsed
@@ -536,7 +539,8 @@ def enforce(call: Call, outcome: Outcome, tool_input: Mapping[str, Any], workspa
     try:
         confined = confine_grant(call.command or "", workspace, call.cwd or workspace,
                                  write=grant.write, network=grant.network, tier=tier,
-                                 watched=outcome.watched, guarded=outcome.guarded)
+                                 watched=outcome.watched, guarded=outcome.guarded,
+                                 limits=sandbox_limits(config, workspace))
     except (CannotConfine, OSError, ValueError) as exc:
         return replace(outcome, decision="ask", reason=f"{outcome.reason.rstrip('. ')}, but it "
                        f"cannot run confined ({exc})", rule="hook.enforce")
@@ -548,6 +552,23 @@ def enforce(call: Call, outcome: Outcome, tool_input: Mapping[str, Any], workspa
     return replace(outcome, reason=reason, grant=str(grant),
                    updated_input={**{k: v for k, v in tool_input.items() if k not in NOT_CARRIED},
                                   "command": confined.line})
+
+
+_HOOK_LIMITS = ("scratch_size", "file_size")   # the [sandbox] keys a hook's line heeds
+
+
+def sandbox_limits(config: str | None, workspace: str) -> Limits:
+    """The bounds of a hook's confined line from ``[sandbox]`` (``scratch_size``, ``file_size``:
+    :mod:`.sandbox.scratch`), read from the trusted layers only, as the bash tool reads them:
+    a repository's own config must not raise its sandbox's caps. Raises ValueError (a bad
+    value) or ``ConfigError``."""
+    from ..config import load_config
+    from ..sandbox.policy import Limits, limit_setting
+
+    section = load_config(workspace, config, project=False).sections.get("sandbox") or {}
+    if not isinstance(section, Mapping):
+        raise ValueError("[sandbox] must be a table")
+    return Limits(**{k: limit_setting(k, section[k]) for k in _HOOK_LIMITS if k in section})
 
 
 # Tool-input keys an allow does not pass on. Claude Code's Bash takes

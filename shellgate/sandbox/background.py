@@ -17,6 +17,13 @@ exited, every process of the sandbox that was not there before the call is *adop
   command line, log) and, once each, the ones that ended or were stopped — nothing is silent;
 - :meth:`Background.close` (``Sandbox.close``, ``BashTool.close``) stops them all: the pool's
   sandboxes are torn down with their PID namespaces.
+- the scratch ``/tmp`` they write to is the host directory of the session, capped by
+  ``[sandbox] scratch_size`` (:mod:`.scratch`): while any job runs, the relay looks at it (a
+  :class:`.scratch.Watch` at a slower pace than a call's, :data:`JOB_EVERY`, :data:`JOB_SHARE`:
+  a server may run for an hour) and stops every job once it holds more than the cap, bytes or
+  entries, and more than when the jobs were adopted. Which job wrote cannot be told, so all
+  go; each is said to have been stopped, and why. A single file stays bounded by the
+  RLIMIT_FSIZE the jobs inherit.
 
 A timeout (or output overflow) of a later call still kills everything *that* call started —
 the sweep spares only the processes that were there before it began (so a process an older job
@@ -34,9 +41,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .prespawn import Proc, Server
+from .scratch import Watch
 
 LOG_DIR = "shellgate-jobs"    # under the sandbox's /tmp
 LOG_CAP = 16 << 20            # bytes kept per log; later output is read and dropped
+JOB_EVERY = 0.5               # seconds between two looks at the scratch while jobs run
+JOB_SHARE = 20                # a look that took t seconds is followed by one after 20 t at least
 
 
 class _Job:
@@ -65,13 +75,15 @@ class Background:
         self._wake_r = self._wake_w = -1
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._watch: Watch | None = None     # the scratch, while jobs run (relay thread)
 
     # -- one call -------------------------------------------------------------------------
 
     def adopt(self, server: Server, before: frozenset[Proc], max_jobs: int,
-              lifetime: float) -> tuple[int, ...] | None:
+              lifetime: float, scratch: int | None = None) -> tuple[int, ...] | None:
         """After a call's bash exited: make jobs of what it left running. Returns the ids of
-        its jobs (None: it left nothing, the call's pipes are the call's alone)."""
+        its jobs (None: it left nothing, the call's pipes are the call's alone). ``scratch``:
+        the cap of the scratch directory they may fill (``Limits.scratch_size``)."""
         now = server.processes()
         new = {p: ppid for p, ppid in now.items() if p not in before}
         if not new:
@@ -105,7 +117,8 @@ class Background:
                 self._jobs.append(job)
                 ids.append(job.id)
             if ids:
-                self._ensure_thread()  # for the lifetime limit, and the logs
+                self._watch_scratch(scratch)
+                self._ensure_thread()  # for the lifetime limit, the scratch, and the logs
         if doomed:
             self._kill(server, doomed)
         return tuple(ids) or None
@@ -181,6 +194,32 @@ class Background:
             self._said.append(f"stopped job {j.id} (pid {j.top[0]}: {j.command}): it ran for "
                               "its whole lifetime limit")
 
+    def _watch_scratch(self, cap: int | None) -> None:
+        """Look at the scratch from now on (its total now is the jobs' start: :class:`Watch`)."""
+        tmpdir = self._tmpdir()
+        if not cap or tmpdir is None:
+            self._watch = None
+            return
+        with contextlib.suppress(OSError):
+            self._watch = Watch(str(tmpdir()), cap, every=JOB_EVERY, share=JOB_SHARE)
+
+    def _scratch(self) -> None:
+        """Stop every job once the scratch holds more than its cap (when a look is due; the
+        walk runs outside the lock, which the next call's :meth:`report` takes)."""
+        with self._lock:
+            if not self._jobs:
+                self._watch = None
+            watch = self._watch
+        if watch is None or not (why := watch.over(time.monotonic())):
+            return
+        with self._lock:
+            if self._watch is not watch:   # closed, or new jobs meanwhile: their own look
+                return
+            for j in self._jobs:
+                self._kill(j.server, j.members)
+                self._said.append(f"stopped job {j.id} (pid {j.top[0]}: {j.command}): {why}")
+            self._jobs, self._watch = [], None
+
     @staticmethod
     def _kill(server: Server, members: frozenset[Proc] | list[Proc]) -> None:
         """Kill ``members`` and everything below them (twice: a fork may race the first)."""
@@ -248,6 +287,8 @@ class Background:
                     return
                 fds = list(self._logs)
                 deadlines = [j.deadline for j in self._jobs]
+                if self._watch is not None:
+                    deadlines.append(self._watch.due)
             wait = min(deadlines) - time.monotonic() if deadlines else 60.0
             ready = select.select([self._wake_r, *fds], [], [], max(0.0, min(wait, 60.0)))[0]
             if self._wake_r in ready:
@@ -256,6 +297,7 @@ class Background:
             for fd in ready:
                 if fd != self._wake_r:
                     self._copy(fd)
+            self._scratch()
             with self._lock:
                 self._expire_locked()
                 if not self._logs:

@@ -1,5 +1,6 @@
 """``python -I -m shellgate.sandbox.confine [--write P]… [--hide P]… [--protect P]… [--net]
--- PROGRAM …``, or ``… --undo ANCHOR//REST …`` (:func:`.guard.undo_created`: after a bwrap line)
+[--scratch BYTES] -- PROGRAM …``, or ``… --undo ANCHOR//REST …`` (:func:`.guard.undo_created`:
+after a bwrap line)
 
 The Landlock tier of a hook's confined line (:mod:`.enforce`): run ``PROGRAM`` restricted by
 Landlock (read everywhere but the hidden paths, write only under ``--write`` roots, TCP only
@@ -13,10 +14,12 @@ running (it is the reaper of the command's orphans, :mod:`.reaper`), which could
 the check. That parent is a guardian out of the line's process group and tree (``setsid``,
 double fork): the agent's timeout kills the line's group or tree, which ends only this
 process, the relay — the guardian sees its pipe close, kills the command and restores all the
-same. The relay forwards SIGINT, SIGTERM and SIGHUP to the command, prints the guardian's
-report on stderr and exits with the command's status. stdin, stdout, stderr and fd 3 (the
-line's cwd report) are the command's own. Any failure to set up exits 126 with a reason and
-runs nothing.
+same. The private ``TMPDIR`` is a directory in the host's ``/tmp``: with ``--scratch`` the
+guardian watches it (:mod:`.scratch`; the line sets RLIMIT_FSIZE in the command's script) and
+kills the whole tree once it holds more, saying so. The relay forwards SIGINT, SIGTERM and
+SIGHUP to the command, prints the guardian's report on stderr and exits with the command's
+status. stdin, stdout, stderr and fd 3 (the line's cwd report) are the command's own. Any
+failure to set up exits 126 with a reason and runs nothing.
 """
 
 from __future__ import annotations
@@ -29,24 +32,39 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import TextIO
+
+from .._record import record
 
 _OPTS = {"--write": "write", "--hide": "hide", "--protect": "protect"}
 
 
-def _parse(argv: list[str]) -> tuple[dict[str, list[Path]], bool, list[str]]:
+@record
+class _Args:
+    paths: dict[str, list[Path]]
+    network: bool
+    scratch: int      # bytes the command's TMPDIR may hold (0: no cap)
+    program: list[str]
+
+
+def _parse(argv: list[str]) -> _Args:
     paths: dict[str, list[Path]] = {v: [] for v in _OPTS.values()}
     network = False
+    scratch = 0
     i = 0
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
-            return paths, network, argv[i + 1:]
+            return _Args(paths, network, scratch, argv[i + 1:])
         if arg == "--net":
             network = True
         elif arg in _OPTS and i + 1 < len(argv):
             paths[_OPTS[arg]].append(Path(argv[i + 1]))
+            i += 1
+        elif arg == "--scratch" and i + 1 < len(argv) and argv[i + 1].isdigit():
+            scratch = int(argv[i + 1])
             i += 1
         else:
             raise ValueError(f"unknown argument {arg!r}")
@@ -62,8 +80,8 @@ def main(argv: list[str]) -> int:
             print(f"shellgate: {violation}", file=sys.stderr)
         return 0
     try:
-        paths, network, program = _parse(argv)
-        if not program:
+        args = _parse(argv)
+        if not args.program:
             raise ValueError("no program after --")
     except ValueError as exc:
         print(f"shellgate: not run: the sandbox could not be set up ({exc})", file=sys.stderr)
@@ -78,7 +96,7 @@ def main(argv: list[str]) -> int:
         if os.fork():
             os._exit(0)  # … and out of its process tree
         try:
-            _guardian(paths, network, program, os.fdopen(report_w, "w", buffering=1), alive_r)
+            _guardian(args, os.fdopen(report_w, "w", buffering=1), alive_r)
         finally:
             os._exit(0)
     os.close(report_w)
@@ -122,13 +140,16 @@ def _relay(report: TextIO) -> int:
     return code
 
 
-def _guardian(paths: dict[str, list[Path]], network: bool, program: list[str], report: TextIO,
-              alive: int) -> None:
+def _guardian(args: _Args, report: TextIO, alive: int) -> None:
     """The command's parent, outside the line's process group and tree: a group kill or a tree
     walk by the agent ends the relay, never this. It records the protected paths, runs the
     command restricted, and when the command ends — or the relay dies first (the agent's
     timeout, an interrupt), and then it kills the command — kills whatever the command left
-    running (it is the reaper of their orphans) and puts the protected paths back."""
+    running (it is the reaper of their orphans) and puts the protected paths back. While the
+    command runs it watches its TMPDIR, a directory in the host's ``/tmp``, against
+    ``--scratch`` (:class:`.scratch.Watch`): past it, the whole tree is killed and the report
+    says so."""
+    paths, network, program = args.paths, args.network, args.program
     def say(kind: str, value: object) -> None:
         with contextlib.suppress(OSError, ValueError):
             report.write(json.dumps([kind, value]) + "\n")
@@ -162,8 +183,11 @@ def _guardian(paths: dict[str, list[Path]], network: bool, program: list[str], r
     for fd in (*stdio, *fds):
         os.close(fd)
     say("pid", child.pid)
-    ready, _, _ = select.select([pidfd, alive], [], [])
-    if pidfd not in ready:   # the relay died: the line was killed, so is the command
+    full = _wait(pidfd, alive, tmp, args.scratch)
+    if full:
+        say("note", f"{full}; the command was killed")
+        reaper.sweep(child.pid, born)   # the whole tree, orphans too: any of them may write
+    elif full is None:   # the relay died: the line was killed, so is the command
         with contextlib.suppress(OSError):
             child.kill()
     code = child.wait()
@@ -172,6 +196,24 @@ def _guardian(paths: dict[str, list[Path]], network: bool, program: list[str], r
         say("note", violation)
     shutil.rmtree(tmp, ignore_errors=True)
     say("exit", code if code >= 0 else 128 - code)
+
+
+def _wait(pidfd: int, alive: int, tmp: str, cap: int) -> str | None:
+    """Until the command exits (""), the relay dies (None), or ``tmp`` holds more than ``cap``
+    (why, :meth:`.scratch.Watch.over`; no cap: never)."""
+    from .scratch import Watch
+
+    watch = Watch(tmp, cap) if cap else None
+    while True:
+        now = time.monotonic()
+        if watch is not None and (why := watch.over(now)):
+            return why
+        wait = None if watch is None else max(0.0, watch.due - now)
+        ready, _, _ = select.select([pidfd, alive], [], [], wait)
+        if pidfd in ready:
+            return ""
+        if alive in ready:
+            return None
 
 
 def _is_open(fd: int) -> bool:

@@ -42,7 +42,7 @@ from .env import DENIED
 from .probe import Tier
 
 if TYPE_CHECKING:
-    from .policy import Policy
+    from .policy import Limits, Policy
 
 MAX_LINE = 120_000   # below Linux's 128 KiB limit on one argument (MAX_ARG_STRLEN)
 INNER_FD = 3         # the inner shell's final $PWD comes back on this fd
@@ -351,6 +351,22 @@ def python() -> str:
     return sys.executable
 
 
+def _scratch_args(limits: Limits) -> list[str]:
+    """The Landlock helper's bound on the command's ``TMPDIR``, a directory in the host's
+    ``/tmp`` (:mod:`.confine`, :mod:`.scratch`): its guardian watches the total and kills the
+    command's tree past it. (A bwrap line's ``/tmp`` is a tmpfs the kernel bounds instead.)"""
+    return ["--scratch", str(limits.scratch_size)] if limits.scratch_size else []
+
+
+def _file_cap(limits: Limits) -> str:
+    """The inner script's ``ulimit -f`` (RLIMIT_FSIZE, soft and hard: the command cannot raise
+    it) at :attr:`.policy.Limits.file_cap`, for the Landlock line: one file stops at the cap at
+    once, where the watch would look only every tenth of a second (:mod:`.scratch`). Set in
+    the script, not in the guardian, which may have to put back a larger protected file."""
+    cap = limits.file_cap
+    return f"ulimit -f {cap // 1024} 2>/dev/null; " if cap else ""
+
+
 def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = None,
             disk: Disk | None = None) -> Confined:
     """``command`` as one line that runs it under ``policy`` (``policy.write``: writable roots
@@ -402,7 +418,8 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
         for linked in policy.linked:   # written through a name inside a root (links.py)
             argv += ["--protect", str(linked)]
         argv += ["--net"] if policy.network else []
-        argv += ["--", bash, "-c", INNER_SCRIPT, "bash", command]   # $0 "bash", as bash -c
+        argv += _scratch_args(policy.limits)
+        argv += ["--", bash, "-c", _file_cap(policy.limits) + INNER_SCRIPT, "bash", command]
         line = _outer(argv, "")
     else:
         raise CannotConfine("no sandbox tier works on this machine (run `shellgate doctor`)")
@@ -413,11 +430,12 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
 
 def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write: bool,
                   network: bool, tier: HookTier | None = None,
-                  watched: tuple[str, ...] = (), guarded: tuple[str, ...] = ()) -> Confined:
+                  watched: tuple[str, ...] = (), guarded: tuple[str, ...] = (),
+                  limits: Limits | None = None) -> Confined:
     """:func:`confine` under the grant's policy for ``workspace``
     (:func:`.locations.grant_policy`; ``watched``: the policy's read rules, masked too;
-    ``guarded``: its deny edit rules, read-only too), with that policy's notes. Raises
-    :class:`CannotConfine`.
+    ``guarded``: its deny edit rules, read-only too; ``limits``: the ``[sandbox]`` bounds,
+    :func:`.hookio.sandbox_limits`), with that policy's notes. Raises :class:`CannotConfine`.
 
     The line around the command is remembered in shellgate's cache with every answer of the
     disk it was built from (:class:`.disk.Disk` recording): a hook is a new process per call,
@@ -427,6 +445,8 @@ def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write
     an answer came from a directory changed within the last seconds, it is built anew."""
     tier = tier or hook_tier()
     key = _line_key(workspace, cwd, write, network, tier) + [list(watched), list(guarded)]
+    if limits is not None:
+        key.append([limits.scratch_size, limits.file_cap])
     plan = _remembered(key, tier)
     if plan is None:
         from .locations import grant_policy
@@ -434,7 +454,7 @@ def confine_grant(command: str, workspace: str | Path, cwd: str | Path, *, write
         disk = Disk(record=True)
         try:
             policy, notes = grant_policy(workspace, write=write, network=network, disk=disk,
-                                         watched=watched, guarded=guarded)
+                                         watched=watched, guarded=guarded, limits=limits)
         except (OSError, ValueError) as exc:
             raise CannotConfine(f"the sandbox policy could not be built ({exc})") from None
         line = confine(_HOLE, policy, cwd=Path(cwd), tier=tier, disk=disk).line

@@ -168,7 +168,7 @@ class ServerJob(Job):
             return False
         if self.background is not None and self.lim is not None:
             self.jobs = self.background.adopt(self.server, self.before, self.lim.max_jobs,
-                                              self.lim.job_lifetime)
+                                              self.lim.job_lifetime, self.lim.scratch_size)
             if self.jobs:
                 return True
         if not self.server.sweep(keep=self.before):

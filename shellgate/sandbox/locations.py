@@ -332,16 +332,19 @@ def workspace_secrets(root: Path, home: Path | None = None, disk: Disk | None = 
 
 def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str | Path | None = None,
                  disk: Disk | None = None, watched: tuple[str, ...] = (),
-                 guarded: tuple[str, ...] = ()) -> tuple[Policy, tuple[str, ...]]:
+                 guarded: tuple[str, ...] = (),
+                 limits: Limits | None = None) -> tuple[Policy, tuple[str, ...]]:
     """The policy for a hook's confined command: :func:`build_policy` (nothing writable
     unless ``write``) with the workspace's own secret files hidden too, what the policy's
     read rules name hidden (``watched``) and what its deny edit rules name read-only
-    (``guarded``; both in the path table's syntax: ``Context.watched``, ``RuleSet.guarded``).
+    (``guarded``; both in the path table's syntax: ``Context.watched``, ``RuleSet.guarded``);
+    ``limits``: the ``[sandbox]`` bounds the line heeds (:func:`.enforce.confine`).
     Returns it with notes for the user (a secret walk cut short)."""
     from .._record import replace
 
     disk = disk or Disk()
-    base = build_policy(workspace, home=home, network=network, disk=disk, write=write)
+    base = build_policy(workspace, home=home, network=network, disk=disk, write=write,
+                        limits=limits)
     if base.home is not None:
         disk.realpath(str(base.home))   # the path table's HOME aliases follow it
     secrets, complete = workspace_secrets(base.workspace, base.home, disk, watched)

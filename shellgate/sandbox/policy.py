@@ -61,6 +61,16 @@ class Limits:
         return self.file_size if self.file_size is not None else self.scratch_size
 
 
+def limit_setting(key: str, value: object) -> int | None:
+    """A ``[sandbox]`` integer limit (``scratch_size``, ``open_files`` …) as :class:`Limits`
+    holds it: a non-negative integer, 0 meaning none (None) — except for the output caps,
+    where 0 is 0. The one reading of these keys, for the bash tool and the hooks alike.
+    Raises ValueError naming the key."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"[sandbox] {key} must be a non-negative integer")
+    return value if value or key.startswith("output") else None
+
+
 @record
 class Policy:
     """Paths are absolute. ``writable`` roots are bound read-write; ``readonly`` paths lie inside

@@ -275,7 +275,7 @@ class Sandbox:
             notes.append(f"output exceeded {lim.output_hard} bytes; the command was killed")
             sig = sig or signal.SIGKILL
         if full:
-            notes.append(full)
+            notes.append(f"{full}; the command was killed")
             sig = sig or signal.SIGKILL
         new_cwd = cwd
         if trailer is not None and trailer[1] != cwd:

@@ -37,6 +37,7 @@ from typing import Any
 
 from .._record import record, replace
 from ..sandbox import Limits
+from ..sandbox.policy import limit_setting
 
 TIERS = ("auto", "bwrap", "landlock", "none")
 _PATHS = ("writable", "readonly", "masked")
@@ -106,9 +107,7 @@ def parse_section(section: Mapping[str, Any] | None) -> SandboxSettings:
                 raise ValueError("[sandbox] env must be a table of strings")
             s = replace(s, env=tuple(value.items()))
         elif key in _INTS:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"[sandbox] {key} must be a non-negative integer")
-            lim = replace(lim, **{key: value if value or key.startswith("output") else None})
+            lim = replace(lim, **{key: limit_setting(key, value)})
         else:
             raise ValueError(f"[sandbox] unknown key {key!r}")
     return replace(s, limits=replace(lim, timeout=s.timeout))
