@@ -6,9 +6,10 @@
   repository's config): ``cat ~/.gitconfig-work`` printed the token the content check of
   ``~/.gitconfig`` would have caught in ``~/.gitconfig`` itself.
 
-Each line runs as test_secret_files.py runs its own (the gate's verdict, the oracle in real
-bash, both sandbox tiers with a confined reader's policy), and the files a refused line plants
-are read in the sandbox by a ``python3 -c`` the classifier never sees the path of.
+Its lines run in test_secret_files.py (the gate's verdict, the oracle in real bash, both sandbox
+tiers with a confined reader's policy), and test_cfg_secrets.py reads the files a refused line
+plants in the sandbox with a ``python3 -c`` the classifier never sees the path of; here, the
+bounds and odd cases of the include walk.
 """
 
 from __future__ import annotations
@@ -17,38 +18,12 @@ import os
 from pathlib import Path
 
 import pytest
-import test_cfg_secrets as cs
-import test_secret_files as sf
-from conftest import load
 
-CASES = load("cfg_secrets2.jsonl")
 pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
 
 
-@pytest.mark.parametrize("case", CASES, ids=sf._ids)
-def test_verdict(case: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    sf.test_verdict(case, tmp_path, monkeypatch)
 
 
-@pytest.mark.skipif(sf.BASH is None, reason="bash is not installed")
-@pytest.mark.parametrize("case", CASES, ids=sf._ids)
-def test_real_bash(case: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    sf.test_real_bash(case, tmp_path, monkeypatch)
-
-
-@pytest.mark.skipif(sf.BASH is None, reason="bash is not installed")
-@pytest.mark.parametrize("tier", ["bwrap", "landlock"])
-@pytest.mark.parametrize("case", CASES, ids=sf._ids)
-def test_in_the_sandbox(case: dict, tier: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    sf.test_in_the_sandbox(case, tier, tmp_path, monkeypatch)
-
-
-@pytest.mark.skipif(cs.PYTHON is None, reason="python3 is not on PATH")
-@pytest.mark.parametrize("tier", ["bwrap", "landlock"])
-@pytest.mark.parametrize("case", [c for c in CASES if c["refuse"] and "$" not in c["cmd"]], ids=sf._ids)
-def test_confined_reader_sees_no_canary(case: dict, tier: str, tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    cs.test_confined_reader_sees_no_canary(case, tier, tmp_path, monkeypatch)
 
 
 def _ask(cmd: str, ws: Path, home: Path) -> str:

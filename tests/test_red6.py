@@ -51,23 +51,7 @@ GIT = shutil.which("git")
 pytestmark = pytest.mark.usefixtures("no_leaked_sandboxes")
 
 
-@pytest.mark.parametrize("case", CASES, ids=sf._ids)
-def test_verdict(case: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    sf.test_verdict(case, tmp_path, monkeypatch)
 
-
-@pytest.mark.skipif(sf.BASH is None, reason="bash is not installed")
-@pytest.mark.parametrize("case", CASES, ids=sf._ids)
-def test_real_bash(case: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    sf.test_real_bash(case, tmp_path, monkeypatch)
-
-
-@pytest.mark.skipif(sf.BASH is None, reason="bash is not installed")
-@pytest.mark.parametrize("tier", ["bwrap", "landlock"])
-@pytest.mark.parametrize("case", CASES, ids=sf._ids)
-def test_in_the_sandbox(case: dict, tier: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The sandbox's masks come from the same checks: a hidden token is masked there too."""
-    sf.test_in_the_sandbox(case, tier, tmp_path, monkeypatch)
 
 
 def _env(home: Path) -> dict[str, str]:

@@ -30,7 +30,10 @@ from conftest import load
 from shellgate.bash.facts import PathClass
 from shellgate.check import Gate
 
-CASES = load("secret_files.jsonl")
+# Every corpus of secret files runs through the same three checks below: the credential stores,
+# credentials inside config files (cfg_secrets, cfg_secrets2) and red6's lines that hid one.
+CASES = [*load("secret_files.jsonl"), *load("cfg_secrets.jsonl"), *load("cfg_secrets2.jsonl"),
+         *(c for c in load("red6.jsonl") if "kind" not in c)]
 BASH = shutil.which("bash")
 GIT = shutil.which("git")
 _ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
