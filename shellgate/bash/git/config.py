@@ -860,15 +860,16 @@ def _entries_with_files(path: Path, home: Path, depth: int = 0) -> Iterator[tupl
 _MAX_INCLUDED = 64   # included files followed; the includes of one past it are not looked for
 
 
-def config_files(cwd: Path, home: Path) -> list[Path]:
+def config_files(cwd: Path, home: Path) -> tuple[list[Path], Path | None]:
     """The files git run in ``cwd`` reads its configuration from before any include: the
-    user's (:func:`_user_files`) and those of the repository it finds there. A repository git
-    would die on adds none (git reads nothing there)."""
+    user's (:func:`_user_files`) and those of the repository it finds there; with that
+    repository's common dir, whose other worktrees' and submodules' config files git reads
+    when it runs in them. A repository git would die on adds none (git reads nothing there)."""
     try:
         repo = discover(cwd)
     except (ConfigError, OSError, ValueError):
         repo = None
-    return _config_files(repo, home)
+    return _config_files(repo, home), (repo.commondir if repo is not None else None)
 
 
 def included(files: list[Path], home: Path) -> tuple[list[Path], list[Path]]:

@@ -186,14 +186,58 @@ def _roots_superset(dirs: Iterable[Path], home: Path, note: Note | None) -> list
                 st = os.lstat(up / ".git")
             except FileNotFoundError:
                 files += [str(up / "config"), str(up / "config.worktree")]   # a bare repository's
+                if os.path.lexists(up / "HEAD"):   # its linked worktrees' and submodules' too
+                    configs, complete = git_dir_configs(str(up), note)
+                    if not complete:
+                        return None
+                    files += configs
                 continue
             except OSError:
                 return None
             if not stat.S_ISDIR(st.st_mode) or os.path.lexists(up / ".git" / "commondir"):
                 return None
-            files += [str(up / ".git" / "config"), str(up / ".git" / "config.worktree")]
+            configs, complete = git_dir_configs(str(up / ".git"), note)
+            if not complete:
+                return None
+            files += configs
             break
     return files
+
+
+_MAX_GIT_DIRS = 200   # directories of a git dir listed for its worktrees' and submodules' configs
+
+
+def git_dir_configs(gitdir: str, note: Note | None = None) -> tuple[list[str], bool]:
+    """The config files a git dir holds that exist: its ``config`` and ``config.worktree``, each
+    linked worktree's ``worktrees/<id>/config.worktree``, and each submodule's (``modules/<name>``,
+    a name with slashes nested, their own ``modules`` in turn): git reads each of them when it
+    runs in that worktree or submodule. With whether all could be listed (past
+    ``_MAX_GIT_DIRS`` directories, not: the caller fails closed)."""
+    out = [f"{gitdir}/config", f"{gitdir}/config.worktree"]
+    todo = [(f"{gitdir}/worktrees", False), (f"{gitdir}/modules", True)]
+    listed = 0
+    while todo:
+        d, deeper = todo.pop()
+        if note is not None:
+            note("d", d)
+        try:
+            with os.scandir(d) as it:
+                subs = [e.path for e in it if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        listed += 1
+        if listed > _MAX_GIT_DIRS:
+            return [p for p in out if os.path.lexists(p)], False
+        for sub in subs:
+            out.append(f"{sub}/config.worktree")
+            if not deeper:
+                continue
+            out.append(f"{sub}/config")
+            if os.path.lexists(f"{sub}/HEAD"):   # a submodule's git dir: its own submodules
+                todo.append((f"{sub}/modules", True))
+            else:   # a step of a name with slashes (modules/libs/foo)
+                todo.append((sub, True))
+    return [p for p in out if os.path.lexists(p)], True
 
 
 def may_include(dirs: Iterable[Path], home: Path, note: Note | None = None) -> bool:
@@ -229,11 +273,21 @@ def git_included_secrets(dirs: Iterable[Path], home: Path, note: Note | None = N
         return ()
     from ..git import config as gitconfig
 
-    roots = list(dict.fromkeys(f for d in dirs for f in gitconfig.config_files(d, home)))
+    roots: list[Path] = []
+    unlisted: list[Path] = []   # git dirs whose config files could not all be listed
+    for d in dirs:
+        user, commondir = gitconfig.config_files(d, home)
+        roots += user
+        if commondir is not None:   # every worktree's and submodule's config: git reads each there
+            configs, complete = git_dir_configs(str(commondir), note)
+            roots += [Path(c) for c in configs]
+            unlisted += [] if complete else [commondir / "config"]
+    roots = list(dict.fromkeys(roots))
     try:
         files, stopped = gitconfig.included(roots, home)
     except (OSError, ValueError, RecursionError):   # what they include is not known: they are
         files, stopped = [], roots
+    stopped += unlisted
     out: list[str] = []
     for f in roots + files:
         if note is not None:

@@ -1313,18 +1313,18 @@ def _fixed_secret(directory: str, names: tuple[str, ...], table: _Table,
 
 
 def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[str, list[_Alt]] | None:
-    """The first of ``gitdir``'s config files (:func:`_git_config_files`) that holds
+    """The first of ``gitdir``'s config files (:func:`.content.git_dir_configs`) that holds
     credentials, as a walk's hit: a checkout that persisted them (actions/checkout writes
     ``http.<url>.extraheader = AUTHORIZATION: basic …``), a remote URL with a token in its user
     part (``content.py``'s check of a git config, which fails closed on a file it cannot read: a
     FIFO, too large). ``ssh://git@host`` names a user. ``(_WALK_BOUND, [])`` when they could not
     all be listed."""
-    from .content import holds_credential
+    from .content import git_dir_configs, holds_credential
 
-    configs = _git_config_files(gitdir, note)
+    configs, complete = git_dir_configs(gitdir, note)
+    if not complete:
+        return (_WALK_BOUND, [])
     for config in configs:
-        if config is _WALK_BOUND:
-            return (_WALK_BOUND, [])
         if note is not None:
             note("f", config)
         if holds_credential(config, "git-config"):
@@ -1332,41 +1332,6 @@ def _git_config_secret(gitdir: str, table: _Table, note: Note | None) -> tuple[s
             if alts:
                 return (config, alts)
     return None
-
-
-_MAX_GIT_DIRS = 200   # directories of a git dir listed for its worktrees' and submodules' configs
-
-
-def _git_config_files(gitdir: str, note: Note | None) -> list[str]:
-    """The config files a git dir holds that exist: its ``config`` and ``config.worktree``, each
-    linked worktree's ``worktrees/<id>/config.worktree``, and each submodule's (``modules/<name>``,
-    a name with slashes nested, their own ``modules`` in turn). Past ``_MAX_GIT_DIRS``
-    directories listed, the last entry is ``_WALK_BOUND``."""
-    out = [f"{gitdir}/config", f"{gitdir}/config.worktree"]
-    todo = [(f"{gitdir}/worktrees", False), (f"{gitdir}/modules", True)]
-    listed = 0
-    while todo:
-        d, deeper = todo.pop()
-        if note is not None:
-            note("d", d)
-        try:
-            with os.scandir(d) as it:
-                subs = [e.path for e in it if e.is_dir(follow_symlinks=False)]
-        except OSError:
-            continue
-        listed += 1
-        if listed > _MAX_GIT_DIRS:
-            return [p for p in out if os.path.lexists(p)] + [_WALK_BOUND]
-        for sub in subs:
-            out.append(f"{sub}/config.worktree")
-            if not deeper:
-                continue
-            out.append(f"{sub}/config")
-            if os.path.lexists(f"{sub}/HEAD"):   # a submodule's git dir: its own submodules
-                todo.append((f"{sub}/modules", True))
-            else:   # a step of a name with slashes (modules/libs/foo)
-                todo.append((sub, True))
-    return [p for p in out if os.path.lexists(p)]
 
 
 def _link_secret(link: str, table: _Table, home: str, seen: set[str], todo: list[str],
