@@ -492,7 +492,7 @@ def init_slot_n_aaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
     _s8(self, a8)
 
 
-def init_slot_n_aaaaaaaaaFaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
+def init_slot_n_aaaaaaaaaFaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13):
     _s0(self, a0)
     _s1(self, a1)
     _s2(self, a2)
@@ -505,6 +505,8 @@ def init_slot_n_aaaaaaaaaFaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, 
     _s9(self, _f9() if a9 is _HAS_FACTORY else a9)
     _s10(self, a10)
     _s11(self, a11)
+    _s12(self, a12)
+    _s13(self, a13)
 
 
 def init_slot_n_aaaaaaaaaa(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):

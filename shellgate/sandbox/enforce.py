@@ -229,6 +229,16 @@ INNER_SCRIPT = (f"exec {FILTER_FD}<&-; trap 'printf %s \"$PWD\" >&{INNER_FD}' EX
                 f'__sg_c=$1; shift; eval "$__sg_c" {INNER_FD}>&-')
 
 
+def _inner(policy: Policy) -> str:
+    """:data:`INNER_SCRIPT`, exporting the policy's own variables first (``Policy.env_set``:
+    the copy of a hidden git config, gitview.py) — inside the sandbox alone, never in the
+    agent's shell, in either tier alike."""
+    if not policy.env_set:
+        return INNER_SCRIPT
+    return "".join(f"export {name}={shlex.quote(value)}; " for name, value in policy.env_set
+                   if not _unsettable(name)) + INNER_SCRIPT
+
+
 _NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
 
 
@@ -378,7 +388,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
     if kind is Tier.BWRAP and bwrap:
         from .bwrap import mount_args, namespace_args, unbound
 
-        visible = [p for p in (policy.home, policy.workspace, cwd) if p is not None]
+        visible = [p for p in (policy.home, policy.workspace, cwd, *policy.shown) if p is not None]
         visible += [Path(d) for d in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(d)]
         filt = tier.filter(policy.network)
         disk.lstat(str(filt))
@@ -386,7 +396,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
                 + mount_args(policy, tmpdir=None, visible=visible, disk=disk,
                              sized=tier.tmpfs_size)
                 + ["--seccomp", str(FILTER_FD)])
-        inner = [bash, "-c", INNER_SCRIPT, "bash", command]
+        inner = [bash, "-c", _inner(policy), "bash", command]
         marked = unbound(policy, disk)
         dirs: list[str] = []
         if marked:
@@ -419,7 +429,7 @@ def confine(command: str, policy: Policy, *, cwd: Path, tier: HookTier | None = 
             argv += ["--protect", str(linked)]
         argv += ["--net"] if policy.network else []
         argv += _scratch_args(policy.limits)
-        argv += ["--", bash, "-c", _file_cap(policy.limits) + INNER_SCRIPT, "bash", command]
+        argv += ["--", bash, "-c", _file_cap(policy.limits) + _inner(policy), "bash", command]
         line = _outer(argv, "")
     else:
         raise CannotConfine("no sandbox tier works on this machine (run `shellgate doctor`)")
@@ -477,9 +487,10 @@ _LINES = 64                         # remembered lines kept (one per workspace, 
 _CODE = ("sandbox/enforce.py", "sandbox/locations.py", "sandbox/bwrap.py", "sandbox/worktree.py",
          "sandbox/disk.py", "sandbox/policy.py", "sandbox/env.py", "sandbox/links.py",
          "bash/paths/resolve.py", "bash/paths/hardlinks.py",
-         "bash/paths/tables.py", "bash/paths/envsecrets.py", "bash/git/config.py", "bash/git/keys.py")
+         "bash/paths/tables.py", "bash/paths/envsecrets.py", "bash/git/config.py", "bash/git/keys.py",
+         "sandbox/gitview.py", "bash/paths/content.py")
 _ENV = ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
-        "XDG_RUNTIME_DIR", "TMPDIR")
+        "XDG_RUNTIME_DIR", "TMPDIR", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
 
 
 def _line_key(workspace: str | Path, cwd: str | Path, write: bool, network: bool,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .._xdg import cache_dir, read_cache, write_atomic
@@ -260,7 +260,8 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
                  writable: Iterable[str | Path] = (), readonly: Iterable[str | Path] = (),
                  masked: Iterable[str | Path] = (), tmpdir: str | Path | None = None,
                  env_passthrough: Iterable[str] = (), env_set: Iterable[tuple[str, str]] = (),
-                 limits: Limits | None = None, disk: Disk | None = None, write: bool = True) -> Policy:
+                 limits: Limits | None = None, disk: Disk | None = None, write: bool = True,
+                 git_view: bool = True) -> Policy:
     """The default policy for a command whose workspace is ``workspace``.
 
     ``base`` is the workspace the session started in (it stays writable when the live cwd has
@@ -270,6 +271,9 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
     as the file is; raises :class:`.links.LinkedUnknown` when they cannot all be found.
     ``disk``: where the disk is looked at (a recording one tells what the policy rests on).
     ``write``: False for a read grant (nothing writable, no links to look for).
+    ``git_view``: give the command a copy of a git configuration the policy hides, for the
+    environment the sandbox builds from ``os.environ`` (:func:`with_git_view`; False: the
+    caller does, for another environment).
     """
     disk = disk or Disk()
     ws = Path(workspace).absolute()
@@ -291,7 +295,7 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
                 d.mkdir(mode=0o700, parents=True, exist_ok=True)
     writable_roots = tuple(dict.fromkeys(user_roots + git_writable))
     linked = other_names(writable_roots, home_path, ws, disk) if write else Linked()
-    return Policy(
+    policy = Policy(
         workspace=ws,
         writable=writable_roots,
         readonly=tuple(dict.fromkeys(protected_paths(user_roots, layouts, disk) + hooks)) + own
@@ -308,6 +312,29 @@ def build_policy(workspace: str | Path, *, base: str | Path | None = None,
         env_set=tuple(env_set),
         limits=limits or Limits(),
     )
+    if not git_view:
+        return policy
+    from .env import build_env
+
+    env = build_env(os.environ, home=home_path, tmpdir=Path("/tmp"), cwd=ws,
+                    passthrough=policy.env_passthrough, explicit=policy.env_set)
+    return with_git_view(policy, env, disk)
+
+
+def with_git_view(policy: Policy, env: Mapping[str, str], disk: Disk | None = None) -> Policy:
+    """``policy`` with a copy of each git configuration scope it hides a file of, without the
+    credentials, for a command that starts with ``env`` (:mod:`.gitview`): its variables set,
+    its directory shown; or the reason there is none (``Policy.explain``)."""
+    from .._record import replace
+    from .gitview import view
+
+    home = policy.home or Path(os.path.expanduser("~"))
+    writable = (*policy.roots(), *((policy.tmpdir,) if policy.tmpdir else ()), Path("/dev/shm"))
+    v = view(policy.masked, home, env, writable, disk)
+    if not (v.env or v.explain):
+        return policy
+    return replace(policy, env_set=policy.env_set + v.env, shown=policy.shown + v.shown,
+                   explain=policy.explain + v.explain)
 
 
 # Entries the hook's secret walk reads (~8 µs each) before it stops: every allowed hook call
@@ -344,7 +371,7 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str
 
     disk = disk or Disk()
     base = build_policy(workspace, home=home, network=network, disk=disk, write=write,
-                        limits=limits)
+                        limits=limits, git_view=False)   # the view comes last, over every mask
     if base.home is not None:
         disk.realpath(str(base.home))   # the path table's HOME aliases follow it
     secrets, complete = workspace_secrets(base.workspace, base.home, disk, watched)
@@ -354,8 +381,16 @@ def grant_policy(workspace: str | Path, *, write: bool, network: bool, home: str
     # names anywhere: the walk above found them; anchored ones: followed on disk
     named = named_paths(watched, home_path, (), disk)
     kept = guarded_paths(base.roots() if write else (), home_path, guarded, disk)
-    return replace(base, write=write, masked=base.masked + secrets + named,
-                   readonly=base.readonly + kept), notes
+    policy = with_git_view(replace(base, write=write, masked=base.masked + secrets + named,
+                                   readonly=base.readonly + kept), os.environ, disk)
+    return policy, notes + tuple(_explained(policy))
+
+
+def _explained(policy: Policy) -> list[str]:
+    """The notes that say why a hidden git config has no copy (``Policy.explain``)."""
+    return [f"{path} stays hidden inside the sandbox, where git fails on it: it holds a "
+            f"credential and no copy without it could be made ({why})"
+            for path, why in dict.fromkeys(policy.explain)]
 
 
 def guarded_paths(roots: Iterable[Path], home: Path, guarded: tuple[str, ...],

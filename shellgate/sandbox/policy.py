@@ -91,6 +91,9 @@ class Policy:
     write: bool = True                              # False: nothing is writable (a read grant)
     linked: tuple[Path, ...] = ()                   # protected files outside the roots with a
     #   name inside them (links.py): bwrap binds those names; Landlock guards these files
+    shown: tuple[Path, ...] = ()                    # read-only places the command must see
+    #   (the copies of a hidden git config, gitview.py): bwrap binds them into its /tmp
+    explain: tuple[tuple[Path, str], ...] = ()      # why a hidden file git reads has no copy
 
     def roots(self) -> tuple[Path, ...]:
         """Every writable root, the workspace first, without duplicates (none for a read

@@ -36,6 +36,10 @@ def notes(policy: Policy, stderr: str, cwd: Path, exit_code: int | None) -> tupl
         if any(n in tail for n in names):
             out.append(f"{os.path.relpath(p, cwd) if _under(p, cwd) else p} is read-only inside the "
                        "sandbox (a file that runs code later: change it yourself if you mean to)")
+    for p, why in dict.fromkeys(policy.explain):   # a hidden git config without a copy (gitview.py)
+        if str(p) in tail:
+            out.append(f"{p} stays hidden inside the sandbox, where git fails on it: it holds a "
+                       f"credential and no copy without it could be made ({why})")
     if not out and _READ_ONLY.search(tail):
         roots = tuple(str(r) for r in policy.roots())
         outside = [m.group(1) for m in _PATH.finditer(tail)

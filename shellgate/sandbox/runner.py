@@ -327,8 +327,8 @@ class Sandbox:
         bash = self._probe.bash
         self._refuse_writable_host_programs(tier, policy)
         if tier is Tier.BWRAP:
-            visible = [home, cwd] + [d for d in env.get("PATH", "").split(":")
-                                     if d.startswith("/tmp/")]  # only /tmp is replaced
+            visible = [home, cwd, *policy.shown] + [d for d in env.get("PATH", "").split(":")
+                                                    if d.startswith("/tmp/")]  # only /tmp is replaced
             mounts = mount_args(policy, tmpdir=tmp, visible=visible, disk=disk)
             if self.prespawn and self.prespawn_error is None:
                 started = self._start_prespawned(policy, mounts, command, cwd, env, notes, disk,
