@@ -311,6 +311,7 @@ READELF = Command(
         Flag("-H", "--help"), Flag("-v", "--version")],
     unsafe={Flag("-P", "--process-links"): _LINKS},
     check=_links_check("readelf", ("-w",), _READELF_LOADERS, ("-P",)),
+    globs=True,   # _thin_archives globs the disk itself (a match may be a thin archive)
 )
 
 OBJDUMP = Command(
@@ -342,6 +343,7 @@ OBJDUMP = Command(
         Flag("--prefix-strip", takes=V): _NEEDS_S, Flag("--file-start-context"): _NEEDS_S,
     },
     check=_links_check("objdump", ("-W",), ("-g", "-e"), ("-L",)),
+    globs=True,   # _thin_archives globs the disk itself (a match may be a thin archive)
 )
 
 NM = Command(
@@ -361,6 +363,7 @@ NM = Command(
         Flag("-l", "--line-numbers"): "looks up line numbers through BFD, which " + _LINKS,
     },
     check=lambda p, call: _thin_archives("nm", p, call),
+    globs=True,   # _thin_archives globs the disk itself (a match may be a thin archive)
 )
 
 SIZE = Command(
@@ -369,6 +372,7 @@ SIZE = Command(
         Flag("--radix", takes=V), Flag("-t", "--totals"), Flag("-f"), Flag("--common"),
         Flag("--target", takes=V), Flag("-h", "-H", "--help"), Flag("-v", "-V", "--version")],
     check=lambda p, call: _thin_archives("size", p, call),
+    globs=True,   # _thin_archives globs the disk itself (a match may be a thin archive)
 )
 
 # Operands are mangled names, echoed or demangled; with none it reads stdin. No file is opened.
