@@ -170,7 +170,8 @@ def _hook_line(tmp_path: Path, monkeypatch, config: str, project: str = "") -> s
 
 
 def _caps(line: str) -> list[str]:
-    return re.findall(r"--(?:size|scratch) (\d+)", line)
+    """The caps the line sets, each once (a bwrap line sizes /tmp and /dev/shm alike)."""
+    return list(dict.fromkeys(re.findall(r"--(?:size|scratch) (\d+)", line)))
 
 
 @pytest.mark.parametrize(("config", "project", "caps"), [

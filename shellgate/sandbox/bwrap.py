@@ -21,6 +21,7 @@ from .policy import within as _within
 
 TMP = Path("/tmp")
 _TMP = "/tmp"
+_SHM = "/dev/shm"
 
 
 def _by_depth(paths: Iterable[str | Path]) -> list[str]:
@@ -66,11 +67,16 @@ def mount_args(policy: Policy, *, tmpdir: Path | None, visible: Iterable[str | P
     """
     disk = disk or Disk()
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    # /dev/shm is scratch too, under the same cap: in bwrap's fresh /dev it was a directory of
+    # a tmpfs with no size (4 MiB written there under a 1 MiB scratch_size, memory held for
+    # the session). The session's scratch directory is bound there as well (its watch sees
+    # both names); a fresh one gets a tmpfs of the cap.
     if tmpdir is not None:
-        argv += ["--bind", str(tmpdir), _TMP]
+        argv += ["--bind", str(tmpdir), _TMP, "--bind", str(tmpdir), _SHM]
     else:   # capped by the kernel: a full one answers ENOSPC (:mod:`.scratch`)
         cap = policy.limits.scratch_size
-        argv += (["--size", str(cap)] if cap and sized else []) + ["--tmpfs", _TMP]
+        size = ["--size", str(cap)] if cap and sized else []
+        argv += size + ["--tmpfs", _TMP] + size + ["--tmpfs", _SHM]
     # Every path in one form, symlinks resolved, as the kernel resolves a mount's: a root
     # reached through a link (a cwd of /w/link) once met no protected path resolved.
     writable = _by_depth(r for w in policy.roots() if disk.isdir(r := disk.realpath(str(w))))
@@ -166,7 +172,7 @@ def unbound(policy: Policy, disk: Disk | None = None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-_FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP))
+_FIXED = frozenset(("/", "/dev", "/proc", "/dev/null", _TMP, _SHM))
 _ONE_PATH = frozenset(("--tmpfs", "--remount-ro", "--dev", "--proc"))
 _ONE_WORD = "--size"   # one word, a number, no path
 _TWO_PATHS = frozenset(("--bind", "--ro-bind", "--symlink"))

@@ -453,6 +453,10 @@ class Sandbox:
         if tier is Tier.LANDLOCK:
             from .spawner import spawner_for
 
+            # The host's /dev/shm stays writable here: Python's multiprocessing locks and
+            # pools (a test runner's workers) need it, and Landlock cannot put a private one in
+            # its place. No cap or watch bounds it (a known limit, README; the hook's Landlock
+            # line, which runs one command, has none).
             writable = tuple(r for r in (*policy.roots(), tmp, Path("/dev/shm")) if r.is_dir())
             hidden = tuple(p for p in policy.masked if os.path.lexists(p))
             return spawner_for(writable, hidden, policy.network).popen(

@@ -46,11 +46,12 @@ def entry_cap(cap: int) -> int:
 
 
 def usage(root: str) -> tuple[int, int]:
-    """(bytes, entries) the tree at ``root`` holds. Bytes: a file's data (its size, or the
-    blocks it uses when fewer: a sparse file), the blocks of everything else; a hard link
-    within it counted once per name (too much, never too little). A file's own metadata blocks
-    are not counted: a file stopped at the cap by RLIMIT_FSIZE is not over it. Entries: every
-    name below ``root``."""
+    """(bytes, entries) the tree at ``root`` holds. Bytes: the blocks every entry uses, as a
+    tmpfs of the cap counts its pages (a sparse file: only those written). Never the smaller
+    of a file's size and its blocks: blocks allocated past the end (``fallocate
+    --keep-size``, which RLIMIT_FSIZE does not stop) leave the size at 0, and 16 MiB of them
+    took the host's disk under a 1 MiB cap unseen. A hard link within it is counted once per
+    name (too much, never too little). Entries: every name below ``root``."""
     total = entries = 0
     stack = [root]
     while stack:
@@ -66,12 +67,9 @@ def usage(root: str) -> tuple[int, int]:
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                used = st.st_blocks * 512
-                if stat.S_ISREG(st.st_mode):
-                    used = min(used, st.st_size)
-                elif stat.S_ISDIR(st.st_mode):
+                if stat.S_ISDIR(st.st_mode):
                     stack.append(entry.path)
-                total += used
+                total += st.st_blocks * 512
     return total, entries
 
 
