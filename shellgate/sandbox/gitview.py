@@ -116,7 +116,9 @@ def _tree(roots: list[Path], home: Path, disk: Disk) -> list[Path]:
     parsed — git dies on it anyway —, includes past the bounds)."""
     for f in roots:
         disk.note("f", str(f))
-    if not any(map(_may_include, roots)):   # the common case: no git module to import
+    from ..bash.paths.content import file_may_include
+
+    if not any(map(file_may_include, roots)):   # the common case: no git module to import
         return roots
     from ..bash.git import config as gitconfig
 
@@ -129,19 +131,6 @@ def _tree(roots: list[Path], home: Path, disk: Disk) -> list[Path]:
     for f in files:
         disk.note("f", str(f))
     return roots + files
-
-
-def _may_include(f: Path) -> bool:
-    """Whether ``f`` may name another file (the word ``include`` anywhere; one that cannot be
-    read as a plain file: yes, its reading decides)."""
-    from .._plain import read_plain
-
-    try:
-        return b"include" in read_plain(f, 8 << 20, follow=True).lower()
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    except (OSError, ValueError):
-        return True
 
 
 def _entries(f: Path) -> tuple:

@@ -250,15 +250,21 @@ def may_include(dirs: Iterable[Path], home: Path, note: Note | None = None) -> b
     for f in dict.fromkeys(files):
         if note is not None:
             note("f", f)
-        try:
-            data = read_plain(f, _MAX_ROOT, follow=True)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except (OSError, ValueError):
-            return True
-        if _INCLUDE_WORD.search(data):
+        if file_may_include(f):
             return True
     return False
+
+
+def file_may_include(path: str | Path) -> bool:
+    """Whether the config file at ``path`` may name another file: the word ``include``
+    anywhere in it (no parse); a missing one does not, one that cannot be read as a plain file
+    within git's bound may (its reading decides)."""
+    try:
+        return bool(_INCLUDE_WORD.search(read_plain(path, _MAX_ROOT, follow=True)))
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, ValueError):
+        return True
 
 
 def git_included_secrets(dirs: Iterable[Path], home: Path, note: Note | None = None) -> tuple[str, ...]:
