@@ -26,7 +26,8 @@ HEAVY = ("click", "rich", "psutil", "pyparsing", "filelock", "jsonschema", "mcp"
          "shellgate.sandbox.runner", "shellgate.sandbox.forkserver", "shellgate.sandbox.prespawn",
          "shellgate.sandbox.jobs", "shellgate.sandbox.spawner", "shellgate.sandbox.guard",
          "shellgate.sandbox.seccomp", "shellgate.sandbox.landlock", "shellgate.sandbox.reaper",
-         "shellgate.tools", "shellgate.fuzz", "shellgate.render", "subprocess", "tempfile")
+         "shellgate.tools", "shellgate.fuzz", "shellgate.render", "subprocess", "tempfile",
+         "tomllib")   # no config file here: nothing to parse (a missing bunfig.toml imported it)
 
 PROBE = """
 import io, json, sys

@@ -102,15 +102,17 @@ def _bunfig(path: str) -> bool:
     """TOML as Bun reads it (a file that does not parse: fail closed): a string under a
     credential-named key that is not an environment reference, a URL with a user part anywhere
     in the text, a credential key in a comment (a reader prints it)."""
-    import tomllib
-
+    text = _text(path)
+    if not text:   # None: not readable as plain text; "": missing or empty (the usual case)
+        return text is None
     from ..git.config import CREDENTIAL_URL as _CREDENTIAL_URL
 
-    text = _text(path)
-    if text is None or _CREDENTIAL_URL.search(text):
+    if _CREDENTIAL_URL.search(text):
         return True
     if any(_NPM_WORD.search(line.partition("#")[2]) for line in text.splitlines()):
         return True
+    import tomllib  # (here: a hook's policy looks for ~/bunfig.toml, nearly always missing)
+
     try:
         return _bun_credential(tomllib.loads(text), "")
     except (tomllib.TOMLDecodeError, RecursionError):
